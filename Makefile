@@ -1,0 +1,65 @@
+# toolgen's tasks. Everything here needs only Go (and a C compiler for the
+# race detector); tools such as staticcheck run through the module proxy.
+
+GO       ?= go
+FUZZTIME ?= 30s
+
+# Every fuzz target, as package:Target.
+FUZZ_TARGETS = \
+	./internal/decimal:FuzzAgainstBigRat \
+	./internal/canon:FuzzCanonicalString \
+	./internal/canon:FuzzSkip \
+	./jsonvalue:FuzzMaterialize \
+	./jsonvalue:FuzzFastPath \
+	./jsonvalue:FuzzReader \
+	./schemasubset:FuzzParse \
+	./schemasubset:FuzzValidate
+
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: test check bench fuzz lint demo generate
+
+## test: vet and race-test the module, then the bench module's agreement tests.
+test:
+	$(GO) vet ./...
+	$(GO) test -race ./...
+	cd bench && $(GO) vet ./... && $(GO) test ./...
+
+## check: fail when formatting, go.mod/go.sum or generated code is stale.
+check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed (run gofmt -w .):"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
+	cd bench && $(GO) mod tidy -diff
+	TOOLGEN_CHECK=1 $(GO) generate ./...
+
+## bench: run the benchmarks (medians of -count 5) and print the report tables.
+bench:
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 | tee results.txt
+	cd bench && $(GO) run ./cmd/benchreport < results.txt
+
+## fuzz: run every fuzz target for FUZZTIME each (default 30s).
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); \
+	done
+
+## lint: go vet and staticcheck over both modules.
+lint:
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	cd bench && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...
+
+## generate: regenerate every generated file.
+generate:
+	$(GO) generate ./...
+
+## demo: the main job; it arrives with the runtime and generator.
+demo:
+	@echo "make demo is not built yet. When the runtime and generator land it will:"
+	@echo "  1. regenerate the example tool packages (go generate ./examples/...),"
+	@echo "  2. build a runtime.Runtime with the example tools, a timeout policy,"
+	@echo "     an approval policy and a guard,"
+	@echo "  3. run one scripted model turn through the pipeline and print each step."
+	@echo "What exists today is the foundation: jsonvalue and schemasubset (see README.md)."

@@ -1,0 +1,18 @@
+module github.com/toolgen-go/toolgen/bench
+
+go 1.26
+
+replace github.com/toolgen-go/toolgen => ../
+
+require (
+	github.com/go-json-experiment/json v1.27.2
+	github.com/google/jsonschema-go v0.4.3
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/stretchr/testify v1.12.1
+	github.com/toolgen-go/toolgen v0.0.0-00010101000000-000000000000
+)
+
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)
