@@ -559,8 +559,13 @@ func scalarFits(s scalar, t Type) bool {
 	return false
 }
 
-// lossless reports whether v is canonical JSON.
+// lossless reports whether v is canonical JSON. Scalars, the usual
+// defaults, are checked by scanning alone, so building a node in Go parses
+// nothing; only a container default or examples value is materialized.
 func lossless(v jsonvalue.Value) bool {
+	if k := v.Kind(); k != jsonvalue.KindObject && k != jsonvalue.KindArray {
+		return canon.Scalar(v)
+	}
 	m, err := jsonvalue.Materialize(v)
 	return err == nil && m.Equal(v)
 }

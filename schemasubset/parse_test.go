@@ -147,3 +147,18 @@ func FuzzParse(f *testing.F) {
 		require.Equal(t, string(b), string(b2))
 	})
 }
+
+func TestParseHostileSizes(t *testing.T) {
+	big := strings.Repeat("é\\n\\\"", 10<<20/5)
+	n, err := ss.Parse([]byte(`{"type":"string","description":"` + big + `","enum":["` + big + `"]}`))
+	require.NoError(t, err)
+	require.NoError(t, ss.Validate(n, jsonvalue.String(jsonvalue.Unescape([]byte(big)))))
+	var ve *ss.ValidationError
+	require.ErrorAs(t, ss.Validate(n, jsonvalue.String("x")), &ve)
+	assert.Less(t, len(ve.Message), 400, "messages stay short")
+
+	_, err = ss.Parse([]byte(strings.Repeat(`{"items":`, 100_000) + `{}` + strings.Repeat(`}`, 100_000)))
+	var syn *jsonvalue.SyntaxError
+	require.ErrorAs(t, err, &syn)
+	assert.Equal(t, jsonvalue.TooDeep, syn.Kind)
+}
