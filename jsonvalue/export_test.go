@@ -5,5 +5,5 @@ func MaterializeSlow(raw []byte, limit int) (Value, error) { return materialize(
 
 // FastPath runs the fast path alone.
 func FastPath(raw []byte, limit int) (Value, bool) {
-	return fast(raw, nil, limit)
+	return fast(raw, nil, limit, false)
 }

@@ -26,7 +26,7 @@ const maxFastMembers = 32
 // scanner is the fast path's state.
 type scanner struct {
 	stack []byte // '{' or '[' per open container
-	names []span // member names of the open objects, as offsets into out
+	names []span // member names of the open objects, as offsets into raw
 	marks []int  // per open object, where its names start in names
 }
 
@@ -34,14 +34,17 @@ type span struct{ start, end int }
 
 // fast appends the canonical form of raw to out and reports true, or
 // reports false when raw needs the jsontext path.
-func fast(raw, out []byte, limit int) ([]byte, bool) {
+//
+// With verify set it copies nothing and also gives up on any whitespace:
+// it then reports whether raw is already exactly canonical.
+func fast(raw, out []byte, limit int, verify bool) ([]byte, bool) {
 	// Small fixed buffers keep ordinary input off the heap.
 	var stack [64]byte
 	var names [64]span
 	var marks [32]int
 	s := scanner{stack: stack[:0], names: names[:0], marks: marks[:0]}
-	i := skipSpace(raw, 0)
-	if i >= len(raw) {
+	i, plain := space(raw, 0, verify)
+	if !plain || i >= len(raw) {
 		return nil, false
 	}
 	ok := false
@@ -53,16 +56,19 @@ value:
 				return nil, false
 			}
 			s.stack = append(s.stack, c)
-			out = append(out, c)
-			i = skipSpace(raw, i+1)
-			if i >= len(raw) {
+			if !verify {
+				out = append(out, c)
+			}
+			if i, plain = space(raw, i+1, verify); !plain || i >= len(raw) {
 				return nil, false
 			}
 			if c == '{' {
 				s.marks = append(s.marks, len(s.names))
 				if raw[i] == '}' {
 					i++
-					out = append(out, '}')
+					if !verify {
+						out = append(out, '}')
+					}
 					s.pop()
 					goto after
 				}
@@ -70,7 +76,9 @@ value:
 			}
 			if raw[i] == ']' {
 				i++
-				out = append(out, ']')
+				if !verify {
+					out = append(out, ']')
+				}
 				s.pop()
 				goto after
 			}
@@ -80,21 +88,27 @@ value:
 			if end < 0 {
 				return nil, false
 			}
-			out = append(out, raw[i:end]...)
+			if !verify {
+				out = append(out, raw[i:end]...)
+			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
 			end := fastNumber(raw, i)
 			if end < 0 {
 				return nil, false
 			}
-			out = append(out, raw[i:end]...)
+			if !verify {
+				out = append(out, raw[i:end]...)
+			}
 			i = end
 		case c == 't' || c == 'f' || c == 'n':
 			end := fastLiteral(raw, i)
 			if end < 0 {
 				return nil, false
 			}
-			out = append(out, raw[i:end]...)
+			if !verify {
+				out = append(out, raw[i:end]...)
+			}
 			i = end
 		default:
 			return nil, false
@@ -110,43 +124,50 @@ value:
 			if end < 0 {
 				return nil, false
 			}
-			start := len(out)
-			out = append(out, raw[i:end]...)
+			if !verify {
+				out = append(out, raw[i:end]...)
+			}
 			mark := s.marks[len(s.marks)-1]
 			if len(s.names)-mark >= maxFastMembers {
 				return nil, false
 			}
+			// Names are copied verbatim, so comparing input bytes compares
+			// names.
 			for _, n := range s.names[mark:] {
-				if string(out[n.start:n.end]) == string(out[start:]) {
+				if string(raw[n.start:n.end]) == string(raw[i:end]) {
 					return nil, false
 				}
 			}
-			s.names = append(s.names, span{start, len(out)})
-			i = skipSpace(raw, end)
-			if i >= len(raw) || raw[i] != ':' {
+			s.names = append(s.names, span{i, end})
+			if i, plain = space(raw, end, verify); !plain || i >= len(raw) || raw[i] != ':' {
 				return nil, false
 			}
-			out = append(out, ':')
-			i = skipSpace(raw, i+1)
+			if !verify {
+				out = append(out, ':')
+			}
+			if i, plain = space(raw, i+1, verify); !plain {
+				return nil, false
+			}
 			continue value
 		}
 
 	after:
 		for {
 			if len(s.stack) == 0 {
-				ok = skipSpace(raw, i) == len(raw)
+				end, plain := space(raw, i, verify)
+				ok = plain && end == len(raw)
 				break value
 			}
-			i = skipSpace(raw, i)
-			if i >= len(raw) {
+			if i, plain = space(raw, i, verify); !plain || i >= len(raw) {
 				return nil, false
 			}
 			top := s.stack[len(s.stack)-1]
 			switch c := raw[i]; {
 			case c == ',':
-				out = append(out, ',')
-				i = skipSpace(raw, i+1)
-				if i >= len(raw) {
+				if !verify {
+					out = append(out, ',')
+				}
+				if i, plain = space(raw, i+1, verify); !plain || i >= len(raw) {
 					return nil, false
 				}
 				if top == '{' {
@@ -154,7 +175,9 @@ value:
 				}
 				continue value
 			case c == '}' && top == '{' || c == ']' && top == '[':
-				out = append(out, c)
+				if !verify {
+					out = append(out, c)
+				}
 				i++
 				s.pop()
 			default:
@@ -171,6 +194,13 @@ func (s *scanner) pop() {
 		s.marks = s.marks[:len(s.marks)-1]
 	}
 	s.stack = s.stack[:len(s.stack)-1]
+}
+
+// space skips whitespace from i and reports false when, in verify mode,
+// there was any.
+func space(b []byte, i int, verify bool) (int, bool) {
+	j := skipSpace(b, i)
+	return j, !verify || j == i
 }
 
 func skipSpace(b []byte, i int) int {

@@ -73,6 +73,11 @@ func FuzzFastPath(f *testing.F) {
 			require.NoError(t, err, "fast path accepted %q", raw)
 			require.Equal(t, string(slow), string(fast))
 		}
+		if jsonvalue.IsCanonical(raw) {
+			v, err := jsonvalue.Materialize(raw)
+			require.NoError(t, err)
+			require.Equal(t, string(raw), string(v), "IsCanonical(%q) but it materializes differently", raw)
+		}
 		full, err2 := jsonvalue.Options{MaxDepth: 8}.Materialize(raw)
 		require.Equal(t, err == nil, err2 == nil)
 		if err == nil {
@@ -81,4 +86,14 @@ func FuzzFastPath(f *testing.F) {
 			require.Equal(t, err.Error(), err2.Error())
 		}
 	})
+}
+
+func TestIsCanonical(t *testing.T) {
+	for _, s := range []string{`{"a":[1,2.0,"x\n"],"b":{}}`, `""`, `-0`, `[]`, `{"path":"/src/main.go","offset":120}`} {
+		assert.True(t, jsonvalue.IsCanonical([]byte(s)), s)
+		assert.Zero(t, testing.AllocsPerRun(10, func() { jsonvalue.IsCanonical([]byte(s)) }))
+	}
+	for _, s := range []string{` 1`, `1 `, `[1, 2]`, `{"a" :1}`, `{"a":1,"a":2}`, `"\u0041"`, `"\/"`, ``, `[1,]`, "\"\xff\""} {
+		assert.False(t, jsonvalue.IsCanonical([]byte(s)), s)
+	}
 }

@@ -62,7 +62,7 @@ func (o Options) Materialize(raw []byte) (Value, error) {
 func materialize(raw []byte, limit int, tryFast bool) (Value, error) {
 	if tryFast {
 		// The fast path checks depth itself, exactly.
-		if out, ok := fast(raw, make([]byte, 0, len(raw)), limit); ok {
+		if out, ok := fast(raw, make([]byte, 0, len(raw)), limit, false); ok {
 			if cap(out)-len(out) > len(out)/2+64 {
 				out = bytes.Clone(out) // do not keep the input's whitespace allocated
 			}

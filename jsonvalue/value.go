@@ -180,3 +180,12 @@ func Number(text string) (Value, error) {
 	}
 	return Value(text), nil
 }
+
+// IsCanonical reports whether raw is already one JSON value in canonical
+// form with the default limits, so that it can be used as a Value without
+// materializing a copy. It allocates nothing. A false answer means only that
+// raw needs Materialize, which may still accept it.
+func IsCanonical(raw []byte) bool {
+	_, ok := fast(raw, nil, DefaultMaxDepth, true)
+	return ok
+}

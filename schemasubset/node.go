@@ -102,7 +102,9 @@ type Property struct {
 func Prop(name string, s *Node) Property { return Property{Name: name, Schema: s} }
 
 // Node is one schema node of the subset. It is immutable: the With methods
-// return modified copies, and accessors return copies of slices.
+// return modified copies, and accessors return copies of slices, so one
+// *Node can be shared by any number of registries, schemas and goroutines.
+// Never assign through a shared pointer (*n = m); build a new node instead.
 //
 // A Node built in Go may break the subset's rules (an enum value of the wrong
 // type, a required name with no property); such a node reports every
@@ -598,3 +600,10 @@ func quote(s string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// AcceptsAnything reports whether n constrains nothing: the empty schema or
+// one with annotations only, which every JSON value satisfies. Callers use
+// it to skip validating values that need no check.
+func (n *Node) AcceptsAnything() bool {
+	return n != nil && !n.broken && n.typ == TypeAny && n.has&^(kwTitle|kwDescription) == 0
+}

@@ -243,3 +243,12 @@ func TestInvalidUTF8IsNotLossless(t *testing.T) {
 		{"/properties/a\xff", "not-lossless"}, {"/required/0", "not-lossless"},
 	}, issues(t, ss.AssertSupported(n)))
 }
+
+func TestAcceptsAnything(t *testing.T) {
+	for _, n := range []*ss.Node{ss.Any(), ss.Any().WithDescription("d").WithTitle("t").WithDefault(jsonvalue.Value(`1`)), new(ss.Node)} {
+		assert.True(t, n.AcceptsAnything(), "%s", n)
+	}
+	for _, n := range []*ss.Node{nil, ss.String(), ss.OneOf(ss.Any(), ss.Null()), ss.Object(), ss.Any().WithEnum(str("a")), ss.Any().WithItems(ss.Any())} {
+		assert.False(t, n.AcceptsAnything(), "%s", n)
+	}
+}

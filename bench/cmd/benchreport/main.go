@@ -32,6 +32,15 @@ var rows = []struct{ bench, label string }{
 	{"GoogleUnmarshal", "the same + `encoding/json.Unmarshal` into the struct"},
 }
 
+// runtimeRows are the Execute benchmarks, compared with calling the parts
+// directly and with the official MCP Go SDK's round trip.
+var runtimeRows = []struct{ bench, label string }{
+	{"Direct", "`Materialize` + `Validate` + render called directly (the baseline)"},
+	{"ExecuteNoHooks", "toolgen `Runtime.Execute`, no hooks"},
+	{"ExecuteHooks", "toolgen `Runtime.Execute`, 3 pre-execute + 1 guard + 1 wrapper + 1 post-execute + 1 observer"},
+	{"MCPCallTool", "official MCP Go SDK: in-memory `CallTool` round trip, typed `mcp.AddTool`"},
+}
+
 var payloads = []string{"small", "medium", "nested"}
 
 type sample struct{ ns, bytes, allocs float64 }
@@ -102,12 +111,9 @@ func median(ss []sample) sample {
 	}
 }
 
-func write(w io.Writer, med map[string]sample, counts map[string]int) {
-	n := 0
-	for _, c := range counts {
-		n = max(n, c)
-	}
-	fmt.Fprintf(w, "Medians of %d runs: ns/op · B/op · allocs/op (ratio to the floor on the same payload).\n\n", n)
+// table writes one table of rows with each figure's ratio to the base
+// benchmark on the same payload.
+func table(w io.Writer, med map[string]sample, rows []struct{ bench, label string }, base string) {
 	fmt.Fprintln(w, "| implementation | small | medium | nested |")
 	fmt.Fprintln(w, "|---|---|---|---|")
 	for _, r := range rows {
@@ -115,15 +121,15 @@ func write(w io.Writer, med map[string]sample, counts map[string]int) {
 		any := false
 		for _, p := range payloads {
 			s, ok := med[r.bench+"/"+p]
-			floor, fok := med["Floor/"+p]
+			b, bok := med[base+"/"+p]
 			if !ok {
 				cells = append(cells, "–")
 				continue
 			}
 			any = true
 			cell := fmt.Sprintf("%s · %s · %s", num(s.ns), size(s.bytes), num(s.allocs))
-			if fok && r.bench != "Floor" {
-				cell += fmt.Sprintf(" (%.2f×)", s.ns/floor.ns)
+			if bok && r.bench != base {
+				cell += fmt.Sprintf(" (%.2f×)", s.ns/b.ns)
 			}
 			cells = append(cells, cell)
 		}
@@ -131,6 +137,15 @@ func write(w io.Writer, med map[string]sample, counts map[string]int) {
 			fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |")
 		}
 	}
+}
+
+func write(w io.Writer, med map[string]sample, counts map[string]int) {
+	n := 0
+	for _, c := range counts {
+		n = max(n, c)
+	}
+	fmt.Fprintf(w, "Medians of %d runs: ns/op · B/op · allocs/op (ratio to the floor on the same payload).\n\n", n)
+	table(w, med, rows, "Floor")
 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| target | small | medium | nested |")
@@ -178,6 +193,33 @@ func write(w io.Writer, med map[string]sample, counts map[string]int) {
 	})
 	target("google/jsonschema-go (decode + `Validate`) ÷ toolgen (no target)", func(p string) (float64, bool, bool) {
 		x, ok := ratio("Google", "MaterializeValidate", p)
+		return x, true, ok
+	})
+
+	if _, ok := med["ExecuteNoHooks/small"]; !ok {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The runtime (ratio to calling `Materialize`, `Validate` and render directly):")
+	fmt.Fprintln(w)
+	table(w, med, runtimeRows, "Direct")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| target | small | medium | nested |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	target("`Execute` (no hooks) ÷ direct, at most 1.5", func(p string) (float64, bool, bool) {
+		x, ok := ratio("ExecuteNoHooks", "Direct", p)
+		return x, x <= 1.5, ok
+	})
+	target("`Execute` (no hooks) allocs/op, under 20", func(p string) (float64, bool, bool) {
+		s, ok := med["ExecuteNoHooks/"+p]
+		return s.allocs, s.allocs < 20, ok
+	})
+	target("`Execute` with hooks ÷ without, under 2", func(p string) (float64, bool, bool) {
+		x, ok := ratio("ExecuteHooks", "ExecuteNoHooks", p)
+		return x, x < 2, ok
+	})
+	target("MCP Go SDK `CallTool` ÷ `Execute` with hooks (no target)", func(p string) (float64, bool, bool) {
+		x, ok := ratio("MCPCallTool", "ExecuteHooks", p)
 		return x, true, ok
 	})
 }
