@@ -57,7 +57,7 @@ func WithDefaultPresentation(m PresentationMode) Option {
 // New returns an empty Runtime.
 func New(opts ...Option) *Runtime {
 	rt := &Runtime{
-		opts:   options{onError: func(error) {}, presentation: PresentNative},
+		opts:        options{onError: func(error) {}, presentation: PresentNative},
 		global:      newLayer(),
 		scopes:      map[*Agent]*scope{},
 		globalHooks: &callHooks{},
