@@ -55,11 +55,11 @@ lint:
 generate:
 	$(GO) generate ./...
 
-## demo: the main job; it arrives with the runtime and generator.
+## demo: the main job; it arrives with the generator and the example tools.
 demo:
-	@echo "make demo is not built yet. When the runtime and generator land it will:"
+	@echo "make demo is not built yet. When the generator and example tools land it will:"
 	@echo "  1. regenerate the example tool packages (go generate ./examples/...),"
 	@echo "  2. build a runtime.Runtime with the example tools, a timeout policy,"
 	@echo "     an approval policy and a guard,"
 	@echo "  3. run one scripted model turn through the pipeline and print each step."
-	@echo "What exists today is the foundation: jsonvalue and schemasubset (see README.md)."
+	@echo "What exists today: jsonvalue, schemasubset and the runtime (see README.md)."

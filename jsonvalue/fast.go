@@ -38,10 +38,12 @@ type span struct{ start, end int }
 // With verify set it copies nothing and also gives up on any whitespace:
 // it then reports whether raw is already exactly canonical.
 func fast(raw, out []byte, limit int, verify bool) ([]byte, bool) {
-	// Small fixed buffers keep ordinary input off the heap.
-	var stack [64]byte
-	var names [64]span
-	var marks [32]int
+	// Small fixed buffers keep ordinary input off the heap; they are
+	// zeroed on every call, so they are sized for typical tool arguments
+	// (a few levels, a few dozen names) and grow on the heap beyond that.
+	var stack [8]byte
+	var names [16]span
+	var marks [8]int
 	s := scanner{stack: stack[:0], names: names[:0], marks: marks[:0]}
 	i, plain := space(raw, 0, verify)
 	if !plain || i >= len(raw) {

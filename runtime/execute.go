@@ -68,7 +68,11 @@ type call struct {
 	settled bool
 	invoked atomic.Bool // the body was called at least once
 	rc      RunContext  // the first invocation's
-	res     Result
+	// lastValue and lastContent identify the last success the body's
+	// projection produced, so that a wrapper passing it on is not copied.
+	lastValue   *byte
+	lastContent *ContentBlock
+	res         Result
 }
 
 // settle records a final outcome that bypasses the remaining stages.
@@ -249,8 +253,9 @@ func (c *call) dispatch() {
 		// Values the registry projected are canonical; a wrapper's own
 		// value (a cached result, say) has to be checked.
 		res = Fail(CodeInvalidResult, "an execute wrapper returned a value that is not canonical JSON")
-	case len(c.hooks.wrap) > 0:
-		// From here on the registry owns every byte of the result.
+	case len(c.hooks.wrap) > 0 && !c.isLast(res):
+		// A wrapper's own result: from here on the registry owns every
+		// byte of it.
 		res = res.clone()
 	}
 	c.res = c.post(res)
@@ -336,7 +341,26 @@ func (c *call) dispatchBody(ctx context.Context) Result {
 		res.ConcludesTurn = concludes
 	}
 	res.AdditionalContexts = append(contexts, res.AdditionalContexts...)
+	if !res.IsError() {
+		c.lastValue, c.lastContent = &res.Value[0], nil
+		if len(res.Content) > 0 {
+			c.lastContent = &res.Content[0]
+		}
+	}
 	return res
+}
+
+// isLast reports whether res is, in the same memory, the success the
+// body's projection last produced, so a wrapper only passed it on. A
+// result with meta is always copied, since a wrapper may have set it.
+func (c *call) isLast(res Result) bool {
+	if res.Failure != nil || len(res.Value) == 0 || &res.Value[0] != c.lastValue {
+		return false
+	}
+	if len(res.Content) == 0 {
+		return c.lastContent == nil
+	}
+	return &res.Content[0] == c.lastContent && res.Meta == nil
 }
 
 // bodyPanic is the error a recovered body panic becomes.
