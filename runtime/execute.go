@@ -194,14 +194,22 @@ func (c *call) pre() (d PreDecision, panicked error) {
 		return Allow(), nil
 	}
 	defer recoverInto(&panicked)
-	var step func(i int) PreDecision
-	step = func(i int) PreDecision {
-		if i == len(c.hooks.pre) {
+	// One next function serves every level: the listeners of a waterfall
+	// run on this goroutine, one level at a time, so a level counter that
+	// each call restores says which listener is next (a listener may call
+	// next more than once).
+	level := 0
+	var next func() PreDecision
+	next = func() PreDecision {
+		if level == len(c.hooks.pre) {
 			return Allow()
 		}
-		return c.hooks.pre[i](c.ctx, c.exec, func() PreDecision { return step(i + 1) })
+		l := c.hooks.pre[level]
+		level++
+		defer func() { level-- }()
+		return l(c.ctx, c.exec, next)
 	}
-	return step(0), nil
+	return next(), nil
 }
 
 // approve asks the approval service; only AllowedOnce approves.
@@ -483,14 +491,18 @@ func (c *call) post(res Result) Result {
 
 func (c *call) decide(res Result) (d PostDecision, panicked error) {
 	defer recoverInto(&panicked)
-	var step func(i int) PostDecision
-	step = func(i int) PostDecision {
-		if i == len(c.hooks.post) {
+	level := 0 // see pre
+	var next func() PostDecision
+	next = func() PostDecision {
+		if level == len(c.hooks.post) {
 			return Accept()
 		}
-		return c.hooks.post[i](c.ctx, c.exec, res.clone(), func() PostDecision { return step(i + 1) })
+		l := c.hooks.post[level]
+		level++
+		defer func() { level-- }()
+		return l(c.ctx, c.exec, res.clone(), next)
 	}
-	return step(0), nil
+	return next(), nil
 }
 
 func blockMessage(feedback []ContentBlock) string {

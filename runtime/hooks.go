@@ -10,7 +10,8 @@ import (
 // (the innermost default is Allow); returning without calling next
 // short-circuits them. Listeners may override what next returned: unlike
 // guards, the waterfall is not monotonic. ctx is the caller's; listeners
-// that wait must honour it.
+// that wait must honour it. next must not be called after the listener
+// returns, nor from two goroutines at once.
 type PreExecute func(ctx context.Context, exec Execution, next func() PreDecision) PreDecision
 
 // Wrapper is a tools/execute wrapper around dispatch, for timeouts, retries
@@ -27,7 +28,8 @@ type Wrapper func(ctx context.Context, exec Execution, next func(ctx context.Con
 // included: a listener that overrides an inner decision but wants to keep
 // the inner contexts passes them on. A value may replace the value of a
 // success only. res is the listener's own copy: changing it changes
-// nothing.
+// nothing. As for PreExecute, next must not be called after the listener
+// returns, nor from two goroutines at once.
 type PostExecute func(ctx context.Context, exec Execution, res Result, next func() PostDecision) PostDecision
 
 // Observer is a tools/result listener: it sees the frozen final result of
