@@ -32,9 +32,12 @@ check:
 	cd bench && $(GO) mod tidy -diff
 	TOOLGEN_CHECK=1 $(GO) generate ./...
 
-## bench: run the benchmarks (medians of -count 5) and print the report tables.
+## bench: run every benchmark 5 times, interleaved (so that drift in a shared
+## machine's speed hits every row alike), and print the report tables.
 bench:
-	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 | tee results.txt
+	cd bench && rm -f results.txt && for i in 1 2 3 4 5; do \
+		$(GO) test -run '^$$' -bench . -benchmem -count 1 | tee -a results.txt || exit 1; \
+	done
 	cd bench && $(GO) run ./cmd/benchreport < results.txt
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 30s).

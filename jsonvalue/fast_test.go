@@ -97,3 +97,16 @@ func TestIsCanonical(t *testing.T) {
 		assert.False(t, jsonvalue.IsCanonical([]byte(s)), s)
 	}
 }
+
+func TestValueValid(t *testing.T) {
+	members := make([]string, 40)
+	for i := range members {
+		members[i] = `"k` + jsonvalue.Int(int64(i)).String() + `":1`
+	}
+	for _, s := range []string{`1`, `{"a":[1,"\u001f"]}`, `{` + strings.Join(members, ",") + `}`} {
+		assert.True(t, jsonvalue.Value(s).Valid(), s)
+	}
+	for _, s := range []string{``, ` 1`, `{"a":1,"a":2}`, `"\u0041"`, `[1,]`} {
+		assert.False(t, jsonvalue.Value(s).Valid(), s)
+	}
+}

@@ -189,3 +189,13 @@ func IsCanonical(raw []byte) bool {
 	_, ok := fast(raw, nil, DefaultMaxDepth, true)
 	return ok
 }
+
+// Valid reports whether v is exactly one JSON value in canonical form, as
+// Materialize would return it: what a Value built by conversion must be.
+func (v Value) Valid() bool {
+	if IsCanonical(v) {
+		return true
+	}
+	m, err := Materialize(v)
+	return err == nil && m.Equal(v)
+}

@@ -257,7 +257,7 @@ func (c *call) dispatch() {
 		res = Fail(CodeHookPanic, "an execute wrapper failed: "+panicked.Error())
 	case res.Check() != nil:
 		res = Fail(CodeInvalidResult, "an execute wrapper returned an invalid result: "+res.Check().Error())
-	case len(c.hooks.wrap) > 0 && res.Value != nil && !lossless(res.Value):
+	case len(c.hooks.wrap) > 0 && res.Value != nil && !res.Value.Valid():
 		// Values the registry projected are canonical; a wrapper's own
 		// value (a cached result, say) has to be checked.
 		res = Fail(CodeInvalidResult, "an execute wrapper returned a value that is not canonical JSON")
@@ -588,22 +588,13 @@ func checkCandidate(res Result) error {
 			return fmt.Errorf("additional context %d: %w", i, err)
 		}
 	}
-	if res.Meta != nil && !lossless(res.Meta) {
+	if res.Meta != nil && !res.Meta.Valid() {
 		return errors.New("meta is not canonical JSON")
 	}
 	if f := res.Failure; f != nil && (!utf8.ValidString(f.Message) || !utf8.ValidString(string(f.Info.Code))) {
 		return errors.New("the failure is not valid UTF-8")
 	}
 	return nil
-}
-
-// lossless reports whether v is canonical JSON.
-func lossless(v jsonvalue.Value) bool {
-	if jsonvalue.IsCanonical(v) {
-		return true
-	}
-	m, err := jsonvalue.Materialize(v)
-	return err == nil && m.Equal(v)
 }
 
 // clone returns a deep copy of r.

@@ -563,13 +563,12 @@ func scalarFits(s scalar, t Type) bool {
 
 // lossless reports whether v is canonical JSON. Scalars, the usual
 // defaults, are checked by scanning alone, so building a node in Go parses
-// nothing; only a container default or examples value is materialized.
+// nothing.
 func lossless(v jsonvalue.Value) bool {
 	if k := v.Kind(); k != jsonvalue.KindObject && k != jsonvalue.KindArray {
 		return canon.Scalar(v)
 	}
-	m, err := jsonvalue.Materialize(v)
-	return err == nil && m.Equal(v)
+	return v.Valid()
 }
 
 // propIndex returns the index of the property with the given name, or -1.
