@@ -56,7 +56,18 @@ type ExecutionInput struct {
 // receives: its identity, materialized arguments and registry token. It has
 // no setters, and Arguments returns a copy, so no hook can change what
 // another hook or the body sees.
+// The zero Execution describes no call: its accessors return zero values.
 type Execution struct{ x *execution }
+
+// zeroExecution backs the accessors of the zero Execution.
+var zeroExecution execution
+
+func (e Execution) state() *execution {
+	if e.x == nil {
+		return &zeroExecution
+	}
+	return e.x
+}
 
 // execution is the registry-owned state behind an Execution.
 type execution struct {
@@ -68,29 +79,29 @@ type execution struct {
 }
 
 // CallID returns the call id.
-func (e Execution) CallID() string { return e.x.callID }
+func (e Execution) CallID() string { return e.state().callID }
 
 // RootCallID returns the root call id, resolved for root and nested calls.
-func (e Execution) RootCallID() string { return e.x.rootCallID }
+func (e Execution) RootCallID() string { return e.state().rootCallID }
 
 // Name returns the tool name.
-func (e Execution) Name() string { return e.x.name }
+func (e Execution) Name() string { return e.state().name }
 
 // Arguments returns a copy of the materialized arguments.
-func (e Execution) Arguments() jsonvalue.Value { return e.x.args.Clone() }
+func (e Execution) Arguments() jsonvalue.Value { return e.state().args.Clone() }
 
 // Agent returns the calling agent, or nil.
-func (e Execution) Agent() *Agent { return e.x.agent }
+func (e Execution) Agent() *Agent { return e.state().agent }
 
 // Parent returns the enclosing execution's token, or the zero Token.
-func (e Execution) Parent() Token { return e.x.parent }
+func (e Execution) Parent() Token { return e.state().parent }
 
 // Token returns this execution's registry-assigned token.
-func (e Execution) Token() Token { return e.x.token }
+func (e Execution) Token() Token { return e.state().token }
 
 // Timeout returns the Timeout of the definition the call resolved, 0 for
 // none; the timeout policy reads it.
-func (e Execution) Timeout() time.Duration { return e.x.timeout }
+func (e Execution) Timeout() time.Duration { return e.state().timeout }
 
 // RunContext is what a tool body receives besides its context and
 // arguments: the execution's identity and two channels into its own result.

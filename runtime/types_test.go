@@ -105,3 +105,14 @@ func TestToolErrorIsNilSafe(t *testing.T) {
 	assert.Equal(t, "parallel", runtime.Parallel.String())
 	assert.Equal(t, "exclusive", runtime.ExecutionMode(7).String())
 }
+
+func TestZeroExecutionDescribesNoCall(t *testing.T) {
+	var e runtime.Execution
+	assert.Empty(t, e.CallID())
+	assert.Empty(t, e.Name())
+	assert.Nil(t, e.Arguments())
+	assert.Nil(t, e.Agent())
+	assert.True(t, e.Token().IsZero())
+	assert.True(t, e.Parent().IsZero())
+	assert.Zero(t, e.Timeout())
+}
