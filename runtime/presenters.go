@@ -44,7 +44,7 @@ func (rt *Runtime) PresentResult(in ExecutionInput, res ToolResult) *ToolResultV
 		return nil
 	}
 	var v *ToolResultView
-	rt.contain(fmt.Sprintf("PresentResult of %q", in.Name), func() { v = def.PresentResult(args, copyToolResult(res)) })
+	rt.contain(fmt.Sprintf("PresentResult of %q", in.Name), func() { v = def.PresentResult(args, res.clone()) })
 	if v == nil {
 		return nil
 	}
@@ -53,14 +53,4 @@ func (rt *Runtime) PresentResult(in ExecutionInput, res ToolResult) *ToolResultV
 		return nil
 	}
 	return v
-}
-
-// copyToolResult returns a copy of r that shares no memory with it.
-func copyToolResult(r ToolResult) ToolResult {
-	out := ToolResult{Content: cloneBlocks(r.Content), IsError: r.IsError, Meta: r.Meta.Clone()}
-	if r.Error != nil {
-		f := *r.Error
-		out.Error = &f
-	}
-	return out
 }

@@ -343,24 +343,37 @@ func (rt *Runtime) register(a *Agent, def ToolDefinition) (Disposer, error) {
 	l.add(e)
 	rt.mu.Unlock()
 	rt.changed()
+	return rt.undo(a, func() bool {
+		l := &rt.global
+		if a != nil {
+			s := rt.scopes[a]
+			if s == nil {
+				return false
+			}
+			l = &s.own
+		}
+		if l.tools[def.Name] != e {
+			return false
+		}
+		l.remove(def.Name)
+		return true
+	}), nil
+}
+
+// undo returns the disposer of one change to agent a's state: remove, run
+// under the lock, undoes the change and reports whether it was still there;
+// then the scope is dropped if empty and, when something was removed, the
+// change listeners run.
+func (rt *Runtime) undo(a *Agent, remove func() bool) Disposer {
 	return once(func() {
 		rt.mu.Lock()
-		removed := false
-		if a == nil {
-			if rt.global.tools[def.Name] == e {
-				rt.global.remove(def.Name)
-				removed = true
-			}
-		} else if s := rt.scopes[a]; s != nil && s.own.tools[def.Name] == e {
-			s.own.remove(def.Name)
-			rt.tidy(a)
-			removed = true
-		}
+		removed := remove()
+		rt.tidy(a)
 		rt.mu.Unlock()
 		if removed {
 			rt.changed()
 		}
-	}), nil
+	})
 }
 
 func layerName(a *Agent) string {
@@ -419,19 +432,14 @@ func (rt *Runtime) restrict(a *Agent, r Restriction) (Disposer, error) {
 	s.restrictions = append(s.restrictions, compiled)
 	rt.mu.Unlock()
 	rt.changed()
-	return once(func() {
-		rt.mu.Lock()
-		removed := false
-		if s := rt.scopes[a]; s != nil {
-			n := len(s.restrictions)
-			s.restrictions = slices.DeleteFunc(s.restrictions, func(x *restriction) bool { return x == compiled })
-			removed = len(s.restrictions) < n
-			rt.tidy(a)
+	return rt.undo(a, func() bool {
+		s := rt.scopes[a]
+		if s == nil {
+			return false
 		}
-		rt.mu.Unlock()
-		if removed {
-			rt.changed()
-		}
+		n := len(s.restrictions)
+		s.restrictions = slices.DeleteFunc(s.restrictions, func(x *restriction) bool { return x == compiled })
+		return len(s.restrictions) < n
 	}), nil
 }
 
@@ -471,18 +479,13 @@ func (rt *Runtime) presentAs(a *Agent, m PresentationMode) (Disposer, error) {
 	s.present = p
 	rt.mu.Unlock()
 	rt.changed()
-	return once(func() {
-		rt.mu.Lock()
-		removed := false
-		if s := rt.scopes[a]; s != nil && s.present == p {
-			s.present = nil
-			rt.tidy(a)
-			removed = true
+	return rt.undo(a, func() bool {
+		s := rt.scopes[a]
+		if s == nil || s.present != p {
+			return false
 		}
-		rt.mu.Unlock()
-		if removed {
-			rt.changed()
-		}
+		s.present = nil
+		return true
 	}), nil
 }
 

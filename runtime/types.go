@@ -287,12 +287,17 @@ type ToolResult struct {
 
 // Durable returns r's durable projection, sharing no memory with r.
 func (r Result) Durable() ToolResult {
-	tr := ToolResult{Content: cloneBlocks(r.Content), IsError: r.Failure != nil, Meta: r.Meta.Clone()}
-	if r.Failure != nil {
-		f := *r.Failure
-		tr.Error = &f
+	return ToolResult{Content: r.Content, IsError: r.Failure != nil, Error: r.Failure, Meta: r.Meta}.clone()
+}
+
+// clone returns a copy of r that shares no memory with it.
+func (r ToolResult) clone() ToolResult {
+	out := ToolResult{Content: cloneBlocks(r.Content), IsError: r.IsError, Meta: r.Meta.Clone()}
+	if r.Error != nil {
+		f := *r.Error
+		out.Error = &f
 	}
-	return tr
+	return out
 }
 
 // MarshalJSON encodes {"content":[...],"isError":...,"error":...,"meta":...}.
