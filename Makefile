@@ -13,7 +13,11 @@ FUZZ_TARGETS = \
 	./jsonvalue:FuzzFastPath \
 	./jsonvalue:FuzzReader \
 	./schemasubset:FuzzParse \
-	./schemasubset:FuzzValidate
+	./schemasubset:FuzzValidate \
+	./annotations:FuzzParseTool \
+	./annotations:FuzzParseTag \
+	./annotations:FuzzParseOneOf \
+	./gen:FuzzUnifiedDiff
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

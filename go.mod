@@ -1,11 +1,19 @@
 module github.com/toolgen-go/toolgen
 
-go 1.26
+go 1.26.0
 
 require (
+	github.com/dave/jennifer v1.7.1
 	github.com/go-json-experiment/json v1.27.2
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/tools v0.52.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
+
+tool github.com/toolgen-go/toolgen/cmd/toolgen

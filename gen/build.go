@@ -1,0 +1,408 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+	"unicode"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/toolgen-go/toolgen/annotations"
+	"github.com/toolgen-go/toolgen/schemasubset"
+)
+
+// Import paths the generator recognises.
+const (
+	runtimePath   = "github.com/toolgen-go/toolgen/runtime"
+	jsonvaluePath = "github.com/toolgen-go/toolgen/jsonvalue"
+	schemaPath    = "github.com/toolgen-go/toolgen/schemasubset"
+	contextPath   = "context"
+)
+
+// builder turns one loaded package into its model.
+type builder struct {
+	fset  *token.FileSet
+	pkg   *packages.Package
+	diags *diagnostics
+
+	// syntax indexes declarations by "file:line:col" of their name, for the
+	// package itself and for other packages' files parsed on demand.
+	syntax map[string]ast.Node
+	// docs holds the doc comment of each indexed type spec.
+	docs map[*ast.TypeSpec]*ast.CommentGroup
+	// parsed lists the other packages' files already indexed.
+	parsed map[string]bool
+	// consumed marks the directive comments that belong to a declaration.
+	consumed map[*ast.Comment]bool
+
+	dirs  map[*types.TypeName]*typeDirectives
+	types map[types.Type]*Type
+	stack []*types.Named
+}
+
+// typeDirectives are the //toolgen: directives on one type declaration.
+type typeDirectives struct {
+	open     bool
+	oneOf    []annotations.Variant
+	oneOfPos token.Pos
+	schema   *schemasubset.Node
+	pos      token.Pos
+}
+
+// toolDecl is a function with a //toolgen:tool directive.
+type toolDecl struct {
+	fn      *ast.FuncDecl
+	dir     annotations.Directive
+	comment *ast.Comment
+}
+
+func newBuilder(fset *token.FileSet, pkg *packages.Package, diags *diagnostics) *builder {
+	return &builder{
+		fset:     fset,
+		pkg:      pkg,
+		diags:    diags,
+		syntax:   make(map[string]ast.Node),
+		docs:     make(map[*ast.TypeSpec]*ast.CommentGroup),
+		parsed:   make(map[string]bool),
+		consumed: make(map[*ast.Comment]bool),
+		dirs:     make(map[*types.TypeName]*typeDirectives),
+		types:    make(map[types.Type]*Type),
+	}
+}
+
+// build returns the package's model, or nil after reporting why there is
+// none.
+func (b *builder) build() *Package {
+	var decls []toolDecl
+	for _, f := range b.pkg.Syntax {
+		b.index(f)
+		decls = append(decls, b.toolDecls(f)...)
+	}
+	for _, f := range b.pkg.Syntax {
+		b.strayDirectives(f)
+	}
+	m := &Package{Name: b.pkg.Name, Path: b.pkg.PkgPath, Dir: packageDir(b.pkg)}
+	names := make(map[string]token.Pos)
+	for _, d := range decls {
+		t := b.tool(d)
+		if t == nil {
+			continue
+		}
+		if prev, dup := names[t.Name]; dup {
+			b.diags.errorf(d.fn.Name.Pos(), "tool name %q is already used by the tool at %s; give one of them another name=", t.Name, b.short(prev))
+			continue
+		}
+		names[t.Name] = d.fn.Name.Pos()
+		m.Tools = append(m.Tools, t)
+	}
+	if len(decls) == 0 && len(b.pkg.Syntax) > 0 {
+		f := b.pkg.Syntax[0]
+		b.diags.errorf(f.Name.Pos(), "package %s has no //toolgen:tool functions; mark a function with //toolgen:tool in its doc comment", b.pkg.Name)
+	}
+	return m
+}
+
+// short formats pos as "file.go:12:6" with the base name only.
+func (b *builder) short(pos token.Pos) string {
+	p := b.fset.Position(pos)
+	return fmt.Sprintf("%s:%d:%d", baseName(p.Filename), p.Line, p.Column)
+}
+
+func baseName(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// posKey is the index key of a position.
+func posKey(p token.Position) string {
+	return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+}
+
+// index records the type specs and struct fields of f.
+func (b *builder) index(f *ast.File) {
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ts := spec.(*ast.TypeSpec)
+			doc := ts.Doc
+			if doc == nil && len(gd.Specs) == 1 && !gd.Lparen.IsValid() {
+				doc = gd.Doc
+			}
+			b.docs[ts] = doc
+			b.syntax[posKey(b.fset.Position(ts.Name.Pos()))] = ts
+			ast.Inspect(ts.Type, func(n ast.Node) bool {
+				if fl, ok := n.(*ast.Field); ok {
+					for _, name := range fl.Names {
+						b.syntax[posKey(b.fset.Position(name.Pos()))] = fl
+					}
+					if len(fl.Names) == 0 {
+						b.syntax[posKey(b.fset.Position(embeddedPos(fl.Type)))] = fl
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// embeddedPos is the position go/types gives an embedded field: that of
+// its type name.
+func embeddedPos(e ast.Expr) token.Pos {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return embeddedPos(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.Pos()
+	case *ast.IndexExpr:
+		return embeddedPos(x.X)
+	case *ast.IndexListExpr:
+		return embeddedPos(x.X)
+	}
+	return e.Pos()
+}
+
+// lookupSyntax finds the declaration at pos, parsing the file of another
+// package the first time one of its positions is asked for.
+func (b *builder) lookupSyntax(pos token.Pos) ast.Node {
+	p := b.fset.Position(pos)
+	if !p.IsValid() {
+		return nil
+	}
+	if n, ok := b.syntax[posKey(p)]; ok {
+		return n
+	}
+	if p.Filename == "" || b.parsed[p.Filename] {
+		return nil
+	}
+	b.parsed[p.Filename] = true
+	f, err := parser.ParseFile(b.fset, p.Filename, nil, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	b.index(f)
+	return b.syntax[posKey(p)]
+}
+
+// toolDecls finds the tool functions of f and checks where the other
+// directives are.
+func (b *builder) toolDecls(f *ast.File) []toolDecl {
+	var out []toolDecl
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			var found *toolDecl
+			for _, c := range docComments(d.Doc) {
+				dir, ok := annotations.ParseDirective(c.Text)
+				if !ok {
+					continue
+				}
+				b.consumed[c] = true
+				if e := annotations.CheckDirectiveName(dir); e != nil {
+					b.diags.errorf(c.Slash+token.Pos(e.Offset), "%s", e.Message)
+					continue
+				}
+				switch {
+				case dir.Name != annotations.DirectiveTool:
+					b.diags.errorf(c.Slash, "//toolgen:%s belongs in the doc comment of a type declaration, not a function", dir.Name)
+				case found != nil:
+					b.diags.errorf(c.Slash, "duplicate //toolgen:tool directive; give all options on one line")
+				default:
+					found = &toolDecl{fn: d, dir: dir, comment: c}
+				}
+			}
+			if found != nil {
+				out = append(out, *found)
+			}
+		case *ast.GenDecl:
+			b.genDeclDirectives(d)
+		}
+	}
+	return out
+}
+
+// docComments lists the comments of a doc comment group.
+func docComments(g *ast.CommentGroup) []*ast.Comment {
+	if g == nil {
+		return nil
+	}
+	return g.List
+}
+
+// genDeclDirectives checks the directives in the doc comments of a general
+// declaration: only type declarations take them, and never //toolgen:tool.
+func (b *builder) genDeclDirectives(gd *ast.GenDecl) {
+	groups := []*ast.CommentGroup{gd.Doc}
+	for _, spec := range gd.Specs {
+		switch s := spec.(type) {
+		case *ast.TypeSpec:
+			groups = append(groups, s.Doc)
+		case *ast.ValueSpec:
+			groups = append(groups, s.Doc)
+		}
+	}
+	for _, g := range groups {
+		for _, c := range docComments(g) {
+			dir, ok := annotations.ParseDirective(c.Text)
+			if !ok {
+				continue
+			}
+			b.consumed[c] = true
+			if e := annotations.CheckDirectiveName(dir); e != nil {
+				b.diags.errorf(c.Slash+token.Pos(e.Offset), "%s", e.Message)
+				continue
+			}
+			if dir.Name == annotations.DirectiveTool {
+				b.diags.errorf(c.Slash, "//toolgen:tool belongs in the doc comment of a function")
+				continue
+			}
+			if gd.Tok != token.TYPE {
+				b.diags.errorf(c.Slash, "//toolgen:%s belongs in the doc comment of a type declaration", dir.Name)
+				continue
+			}
+			if g == gd.Doc && (len(gd.Specs) != 1 || gd.Lparen.IsValid()) {
+				b.diags.errorf(c.Slash, "//toolgen:%s above a grouped type declaration is ambiguous; put it in the doc comment of one type inside the group", dir.Name)
+			}
+		}
+	}
+}
+
+// strayDirectives reports directives outside any doc comment, and comments
+// that look like directives but are not.
+func (b *builder) strayDirectives(f *ast.File) {
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			if b.consumed[c] {
+				continue
+			}
+			if dir, ok := annotations.ParseDirective(c.Text); ok {
+				if e := annotations.CheckDirectiveName(dir); e != nil {
+					b.diags.errorf(c.Slash+token.Pos(e.Offset), "%s", e.Message)
+					continue
+				}
+				b.diags.errorf(c.Slash, "//toolgen:%s is not in the doc comment of a declaration; put it directly above the %s it applies to", dir.Name, directiveTarget(dir.Name))
+				continue
+			}
+			if annotations.LooksLikeDirective(c.Text) {
+				b.diags.errorf(c.Slash, "%q is not a directive; write //toolgen:NAME with no space after //", strings.TrimSpace(c.Text))
+			}
+		}
+	}
+}
+
+// directiveTarget names what a directive is written on.
+func directiveTarget(name string) string {
+	if name == annotations.DirectiveTool {
+		return "function"
+	}
+	return "type"
+}
+
+// typeDirectivesOf returns the directives on a named type's declaration,
+// reading another package's source when needed; nil when it has none.
+func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
+	if d, ok := b.dirs[tn]; ok {
+		return d
+	}
+	b.dirs[tn] = nil
+	ts, ok := b.lookupSyntax(tn.Pos()).(*ast.TypeSpec)
+	if !ok {
+		return nil
+	}
+	var td *typeDirectives
+	for _, c := range docComments(b.docs[ts]) {
+		dir, ok := annotations.ParseDirective(c.Text)
+		if !ok || dir.Name == annotations.DirectiveTool || annotations.CheckDirectiveName(dir) != nil {
+			continue
+		}
+		if td == nil {
+			td = &typeDirectives{pos: ts.Name.Pos()}
+		}
+		argPos := c.Slash + token.Pos(dir.ArgsOffset)
+		report := func(errs []*annotations.Error) {
+			for _, e := range errs {
+				b.diags.errorf(argPos+token.Pos(e.Offset), "//toolgen:%s: %s", dir.Name, e.Message)
+			}
+		}
+		switch dir.Name {
+		case annotations.DirectiveOpen:
+			if td.open {
+				b.diags.errorf(c.Slash, "duplicate //toolgen:open directive")
+			}
+			report(annotations.ParseOpen(dir.Args))
+			td.open = true
+		case annotations.DirectiveOneOf:
+			if td.oneOf != nil {
+				b.diags.errorf(c.Slash, "duplicate //toolgen:oneof directive; list every variant on one line")
+				continue
+			}
+			vs, errs := annotations.ParseOneOf(dir.Args)
+			report(errs)
+			if len(errs) == 0 {
+				td.oneOf, td.oneOfPos = vs, argPos
+			}
+		case annotations.DirectiveSchema:
+			if td.schema != nil {
+				b.diags.errorf(c.Slash, "duplicate //toolgen:schema directive")
+				continue
+			}
+			n, errs := annotations.ParseSchema(dir.Args)
+			report(errs)
+			if len(errs) == 0 {
+				td.schema = n
+			}
+		}
+	}
+	b.dirs[tn] = td
+	return td
+}
+
+// fieldSyntax returns the syntax of a struct field, when its source is
+// available.
+func (b *builder) fieldSyntax(v *types.Var) *ast.Field {
+	f, _ := b.lookupSyntax(v.Pos()).(*ast.Field)
+	return f
+}
+
+// fieldDoc returns a field's description from its doc comment, or its line
+// comment when it has no doc comment.
+func fieldDoc(f *ast.Field) string {
+	if f == nil {
+		return ""
+	}
+	txt := f.Doc.Text()
+	if txt == "" {
+		txt = f.Comment.Text()
+	}
+	return strings.TrimSpace(txt)
+}
+
+// snakeCase derives a tool name from a Go function name: ReadFile →
+// read_file, HTTPGet → http_get, ReadURLs → read_urls.
+func snakeCase(name string) string {
+	rs := []rune(name)
+	var sb strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				prev := rs[i-1]
+				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1]) && !(rs[i+1] == 's' && i+2 == len(rs))
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+					sb.WriteByte('_')
+				}
+			}
+			sb.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}

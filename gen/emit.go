@@ -1,0 +1,231 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/toolgen-go/toolgen/jsonvalue"
+	"github.com/toolgen-go/toolgen/schemasubset"
+)
+
+// Version is the generated-code version this generator writes; the runtime
+// accepts it through runtime.EnforceVersion.
+const Version = 1
+
+// File is one generated file: where it goes and its bytes. Emitters return
+// files; only the command writes them.
+type File struct {
+	// Path is the file's path.
+	Path string
+	// Content is the file's complete content.
+	Content []byte
+}
+
+// prefix starts every unexported name the generated file declares, so that
+// it never collides with the author's names.
+const prefix = "_toolgen_"
+
+// GoFile returns the generated Go file of a package: per tool, its
+// parameter and output schemas as schemasubset literals with their
+// canonical JSON, the runtime version handshake and a compile-time check of
+// each tool function's signature. The bytes are gofmt-clean and the same on
+// every run.
+func GoFile(p *Package) ([]byte, error) {
+	f := jen.NewFilePathName(p.Path, p.Name)
+	f.HeaderComment(generatedHeader[3:])
+	f.ImportName(runtimePath, "runtime")
+	f.ImportName(schemaPath, "schemasubset")
+	f.ImportName(jsonvaluePath, "jsonvalue")
+	f.ImportName(contextPath, "context")
+
+	f.Comment("The generated-code version of this file: compiling it against a runtime")
+	f.Comment("that does not support the version fails here.")
+	f.Const().Defs(
+		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Lit(Version).Op("-").Qual(runtimePath, "MinGeneratedVersion")),
+		jen.Id("_").Op("=").Qual(runtimePath, "EnforceVersion").Call(jen.Qual(runtimePath, "MaxGeneratedVersion").Op("-").Lit(Version)),
+	)
+
+	var guards []jen.Code
+	for _, t := range p.Tools {
+		params := []jen.Code{jen.Qual(contextPath, "Context"), typeExpr(t.Params)}
+		if t.RunContext {
+			params = append(params, jen.Op("*").Qual(runtimePath, "RunContext"))
+		}
+		guards = append(guards, jen.Id("_").Func().Params(params...).Params(typeExpr(t.Output), jen.Error()).Op("=").Id(t.Func))
+	}
+	f.Line()
+	f.Comment("Each tool function must keep the signature its code was generated for;")
+	f.Comment("after a change, run go generate again.")
+	f.Var().Defs(guards...)
+
+	for _, t := range p.Tools {
+		paramsJSON, err := t.ParamsSchema.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("toolgen: %s: parameter schema: %w", t.Name, err)
+		}
+		outputJSON, err := t.OutputSchema.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("toolgen: %s: output schema: %w", t.Name, err)
+		}
+		schemaName := prefix + t.Func + "_schema"
+		outputName := prefix + t.Func + "_output"
+		f.Line()
+		f.Commentf("%s is the model-facing declaration of the %s tool.", schemaName, t.Name)
+		f.Var().Id(schemaName).Op("=").Qual(runtimePath, "ToolSchema").Custom(fields,
+			jen.Id("Name").Op(":").Lit(t.Name),
+			jen.Id("Description").Op(":").Lit(t.Description),
+			jen.Id("Parameters").Op(":").Add(schemaLit(t.ParamsSchema)),
+		)
+		f.Line()
+		f.Commentf("%s is the schema of the %s tool's output.", outputName, t.Name)
+		f.Var().Id(outputName).Op("=").Add(schemaLit(t.OutputSchema))
+		f.Line()
+		f.Commentf("%s%s_paramsJSON and %s%s_outputJSON are the canonical JSON of", prefix, t.Func, prefix, t.Func)
+		f.Comment("the two schemas, byte for byte what their MarshalJSON returns.")
+		f.Const().Defs(
+			jen.Id(prefix+t.Func+"_paramsJSON").Op("=").Add(stringLit(string(paramsJSON))),
+			jen.Id(prefix+t.Func+"_outputJSON").Op("=").Add(stringLit(string(outputJSON))),
+		)
+	}
+
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("toolgen: formatting the generated file of %s: %w", p.Path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// typeExpr spells a model type in generated code.
+func typeExpr(t *Type) jen.Code {
+	switch {
+	case !t.Named.IsZero():
+		return jen.Qual(t.Named.ImportPath, t.Named.Name)
+	case t.Kind == KindSlice:
+		return jen.Index().Add(typeExpr(t.Elem))
+	case t.Kind == KindPointer:
+		return jen.Op("*").Add(typeExpr(t.Elem))
+	}
+	// Predeclared types: the only unnamed types left once unnamed structs
+	// and interfaces have been rejected.
+	return jen.Id(t.GoString)
+}
+
+// schemaLit returns a schemasubset expression that builds a node equal to n.
+func schemaLit(n *schemasubset.Node) *jen.Statement {
+	q := func(name string) *jen.Statement { return jen.Qual(schemaPath, name) }
+	var s *jen.Statement
+	oneOfDone := false
+	switch n.Type() {
+	case schemasubset.TypeAny:
+		if branches := n.OneOf(); len(branches) > 0 {
+			s = q("OneOf").Custom(multi, nodeLits(branches)...)
+			oneOfDone = true
+		} else {
+			s = q("Any").Call()
+		}
+	case schemasubset.TypeObject:
+		props, has := n.Properties()
+		items := make([]jen.Code, len(props))
+		for i, p := range props {
+			items[i] = q("Prop").Call(jen.Lit(p.Name), schemaLit(p.Schema))
+		}
+		s = q("Object").Custom(multi, items...)
+		if has && len(props) == 0 {
+			s = s.Dot("WithProperties").Call()
+		}
+	case schemasubset.TypeArray:
+		if items := n.Items(); items != nil {
+			s = q("Array").Call(schemaLit(items))
+		} else {
+			s = q("Array").Call(jen.Nil())
+		}
+	case schemasubset.TypeString:
+		s = q("String").Call()
+	case schemasubset.TypeNumber:
+		s = q("Number").Call()
+	case schemasubset.TypeInteger:
+		s = q("Integer").Call()
+	case schemasubset.TypeBoolean:
+		s = q("Boolean").Call()
+	case schemasubset.TypeNull:
+		s = q("Null").Call()
+	}
+	if v, ok := n.Title(); ok {
+		s = s.Dot("WithTitle").Call(jen.Lit(v))
+	}
+	if v, ok := n.Description(); ok {
+		s = s.Dot("WithDescription").Call(jen.Lit(v))
+	}
+	if v := n.Default(); v != nil {
+		s = s.Dot("WithDefault").Call(valueLit(v))
+	}
+	if v := n.Examples(); v != nil {
+		s = s.Dot("WithExamples").Call(valueLit(v))
+	}
+	if vs := n.Enum(); vs != nil {
+		lits := make([]jen.Code, len(vs))
+		for i, v := range vs {
+			lits[i] = valueLit(v)
+		}
+		s = s.Dot("WithEnum").Call(lits...)
+	}
+	if v, ok := n.Const(); ok {
+		s = s.Dot("WithConst").Call(valueLit(v))
+	}
+	if req, ok := n.Required(); ok {
+		lits := make([]jen.Code, len(req))
+		for i, r := range req {
+			lits[i] = jen.Lit(r)
+		}
+		s = s.Dot("WithRequired").Call(lits...)
+	}
+	if allowed, ok := n.AdditionalProperties(); ok {
+		if allowed {
+			s = s.Dot("WithAdditionalProperties").Call(jen.True())
+		} else {
+			s = s.Dot("Closed").Call()
+		}
+	}
+	if branches := n.OneOf(); len(branches) > 0 && !oneOfDone {
+		s = s.Dot("WithOneOf").Custom(multi, nodeLits(branches)...)
+	}
+	return s
+}
+
+// multi lays a call's arguments out one per line.
+var multi = jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
+
+// fields lays a composite literal's fields out one per line, in order.
+var fields = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+
+// stringLit spells s as a raw string literal when it can be one (valid
+// UTF-8 without backquotes, carriage returns or other control characters
+// but tab), which keeps JSON readable, and as a quoted literal otherwise.
+func stringLit(s string) jen.Code {
+	if !utf8.ValidString(s) {
+		return jen.Lit(s)
+	}
+	for _, r := range s {
+		if r == '`' || r == utf8.RuneError || r < ' ' && r != '\t' || r == 0x7f || r == 0xFEFF {
+			return jen.Lit(s)
+		}
+	}
+	return jen.Op("`" + s + "`")
+}
+
+func nodeLits(ns []*schemasubset.Node) []jen.Code {
+	out := make([]jen.Code, len(ns))
+	for i, b := range ns {
+		out[i] = schemaLit(b)
+	}
+	return out
+}
+
+// valueLit spells a JSON value as a jsonvalue.Value conversion of its
+// canonical text: a literal, nothing parsed at init.
+func valueLit(v jsonvalue.Value) jen.Code {
+	return jen.Qual(jsonvaluePath, "Value").Call(jen.Lit(string(v)))
+}

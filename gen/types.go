@@ -1,0 +1,650 @@
+package gen
+
+import (
+	"cmp"
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"github.com/toolgen-go/toolgen/annotations"
+	"github.com/toolgen-go/toolgen/jsonvalue"
+	"github.com/toolgen-go/toolgen/schemasubset"
+)
+
+// site is where a type is met: the Go path of the field for messages
+// (ReadFileArgs.Filter.Tags) and the position to report at.
+type site struct {
+	path string
+	pos  token.Pos
+}
+
+// field returns the site of a field below s.
+func (s site) field(name string, pos token.Pos) site {
+	if !pos.IsValid() {
+		pos = s.pos
+	}
+	return site{path: s.path + "." + name, pos: pos}
+}
+
+// elem returns the site of a slice's elements.
+func (s site) elem() site { return site{path: s.path + "[]", pos: s.pos} }
+
+// mapType maps a Go type to its model and schema. It reports every problem
+// and returns false when the type cannot be mapped. root is set for a
+// tool's parameter type, whose struct fields are modelled but whose own
+// object schema is built open by the caller.
+func (b *builder) mapType(t types.Type, at site, root bool) (*Type, bool) {
+	t = types.Unalias(t)
+	if m, ok := b.types[t]; ok {
+		return m, m != nil
+	}
+	named, isNamedType := t.(*types.Named)
+	if isNamedType {
+		if slices.Contains(b.stack, named) {
+			b.diags.errorf(at.pos, "%s: type %s refers to itself; the schema subset has no references, so a recursive type has no schema: nest distinct types to the depth you need, or use jsonvalue.Value for the recursive part", at.path, b.typeString(t))
+			return nil, false
+		}
+		b.stack = append(b.stack, named)
+		defer func() { b.stack = b.stack[:len(b.stack)-1] }()
+	}
+	m, ok := b.mapUncached(t, at, root)
+	if !ok {
+		m = nil
+	}
+	if isNamedType {
+		// Named types map the same wherever they are met; problems in them
+		// are reported once.
+		b.types[t] = m
+	}
+	return m, ok
+}
+
+func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
+	m := &Type{GoString: b.typeString(t)}
+	named, _ := t.(*types.Named)
+	if named != nil {
+		obj := named.Obj()
+		if obj.Pkg() != nil {
+			m.Named = GoIdent{ImportPath: obj.Pkg().Path(), Name: obj.Name()}
+		}
+		if named.TypeArgs().Len() > 0 {
+			b.diags.errorf(at.pos, "%s: generic type %s is not supported; declare a non-generic type", at.path, m.GoString)
+			return nil, false
+		}
+	}
+	var dirs *typeDirectives
+	if named != nil {
+		dirs = b.typeDirectivesOf(named.Obj())
+	}
+
+	switch {
+	case dirs != nil && dirs.schema != nil:
+		m.Kind = KindCustom
+		m.UnmarshalJSON = hasByteMethod(t, "UnmarshalJSON")
+		m.UnmarshalText = hasByteMethod(t, "UnmarshalText")
+		if !m.UnmarshalJSON && !m.UnmarshalText {
+			b.diags.errorf(dirs.pos, "type %s has //toolgen:schema but no UnmarshalJSON or UnmarshalText method; add one on *%s so the decoder can read it", m.GoString, named.Obj().Name())
+			return nil, false
+		}
+		m.Schema = dirs.schema
+		return m, true
+	case isNamed(t, "encoding/json", "RawMessage") || isNamed(t, jsonvaluePath, "Value"):
+		m.Kind, m.Schema = KindRaw, schemasubset.Any()
+		return m, true
+	case isNamed(t, "encoding/json", "Number"):
+		m.Kind, m.Schema = KindNumber, schemasubset.Number()
+		return m, true
+	case isNamed(t, "time", "Time"):
+		m.Kind, m.Schema = KindTime, schemasubset.String()
+		return m, true
+	case hasByteMethod(t, "UnmarshalJSON"):
+		b.diags.errorf(at.pos, "%s: %s implements json.Unmarshaler, so its wire form is its own; declare its schema with //toolgen:schema {...} on the type declaration", at.path, m.GoString)
+		return nil, false
+	case hasByteMethod(t, "UnmarshalText"):
+		m.Kind, m.Schema, m.UnmarshalText = KindText, schemasubset.String(), true
+		return m, true
+	}
+	if dirs != nil && dirs.open && !isStruct(t) {
+		b.diags.errorf(dirs.pos, "//toolgen:open applies to struct types; %s is not a struct", m.GoString)
+	}
+	if dirs != nil && dirs.oneOf != nil {
+		if _, isIface := t.Underlying().(*types.Interface); !isIface {
+			b.diags.errorf(dirs.pos, "//toolgen:oneof applies to interface types; %s is not an interface", m.GoString)
+			return nil, false
+		}
+	}
+
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return b.mapBasic(m, t, u, at)
+	case *types.Struct:
+		m.Kind = KindStruct
+		m.Open = dirs != nil && dirs.open
+		fields, ok := b.structFields(u, at)
+		if !ok {
+			return nil, false
+		}
+		m.Fields = fields
+		m.Schema = objectSchema(fields, m.Open)
+		return m, true
+	case *types.Slice:
+		if eb, ok := types.Unalias(u.Elem()).Underlying().(*types.Basic); ok && eb.Kind() == types.Uint8 {
+			return b.unsupported(m, at, "a byte slice is base64 text in encoding/json, which the subset cannot describe; use string, or jsonvalue.Value for raw JSON")
+		}
+		elem, ok := b.mapType(u.Elem(), at.elem(), false)
+		if !ok {
+			return nil, false
+		}
+		m.Kind, m.Elem, m.Schema = KindSlice, elem, schemasubset.Array(elem.Schema)
+		return m, true
+	case *types.Pointer:
+		elem, ok := b.mapType(u.Elem(), at, false)
+		if !ok {
+			return nil, false
+		}
+		m.Kind, m.Elem, m.Schema = KindPointer, elem, elem.Schema
+		return m, true
+	case *types.Interface:
+		if dirs == nil || dirs.oneOf == nil {
+			what := m.GoString
+			if u.Empty() {
+				what = "any"
+			}
+			b.diags.errorf(at.pos, "%s: %s is not supported: an interface has no schema; use a concrete type, jsonvalue.Value for any JSON, or list the variants of a sealed interface with //toolgen:oneof", at.path, what)
+			return nil, false
+		}
+		return b.mapOneOf(m, named, u, dirs, at)
+	case *types.Map:
+		return b.unsupported(m, at, "a map has no schema in the subset; use a slice of structs with explicit key and value fields, or jsonvalue.Value for free-form JSON")
+	case *types.Chan:
+		return b.unsupported(m, at, "a channel has no JSON form; remove the field or skip it with json:\"-\"")
+	case *types.Signature:
+		return b.unsupported(m, at, "a function has no JSON form; remove the field or skip it with json:\"-\"")
+	case *types.Array:
+		return b.unsupported(m, at, fmt.Sprintf("fixed-size arrays are not supported; use a slice ([]%s)", b.typeString(u.Elem())))
+	}
+	return b.unsupported(m, at, "this type has no schema in the subset")
+}
+
+// unsupported reports a type the subset cannot describe, with the advice
+// of what to use instead.
+func (b *builder) unsupported(m *Type, at site, advice string) (*Type, bool) {
+	b.diags.errorf(at.pos, "%s: %s is not supported: %s", at.path, m.GoString, advice)
+	return nil, false
+}
+
+// mapBasic maps strings, booleans and numbers, with the enum of a named
+// type's package constants.
+func (b *builder) mapBasic(m *Type, t types.Type, u *types.Basic, at site) (*Type, bool) {
+	info := u.Info()
+	switch {
+	case u.Kind() == types.String:
+		m.Kind, m.Schema = KindString, schemasubset.String()
+	case u.Kind() == types.Bool:
+		m.Kind, m.Schema = KindBool, schemasubset.Boolean()
+	case info&types.IsInteger != 0 && info&types.IsUnsigned == 0:
+		m.Kind, m.Bits, m.Schema = KindInt, intBits(u.Kind()), schemasubset.Integer()
+	case info&types.IsInteger != 0:
+		m.Kind, m.Bits, m.Schema = KindUint, intBits(u.Kind()), schemasubset.Integer()
+	case info&types.IsFloat != 0:
+		m.Kind, m.Bits, m.Schema = KindFloat, 64, schemasubset.Number()
+		if u.Kind() == types.Float32 {
+			m.Bits = 32
+		}
+	case info&types.IsComplex != 0:
+		return b.unsupported(m, at, "complex numbers have no JSON form; use two float64 fields")
+	default:
+		return b.unsupported(m, at, "this basic type has no JSON form")
+	}
+	if named, ok := t.(*types.Named); ok && (m.Kind == KindString || m.Kind == KindInt || m.Kind == KindUint) {
+		m.Enum = b.enumConsts(named)
+		if len(m.Enum) > 0 {
+			vals := make([]jsonvalue.Value, 0, len(m.Enum))
+			for _, c := range m.Enum {
+				if !slices.ContainsFunc(vals, func(v jsonvalue.Value) bool { return string(v) == string(c.Value) }) {
+					vals = append(vals, c.Value)
+				}
+			}
+			m.Schema = m.Schema.WithEnum(vals...)
+		}
+	}
+	return m, true
+}
+
+// intBits is the size of an integer kind; 0 for int, uint and uintptr,
+// whose size is the platform's.
+func intBits(k types.BasicKind) int {
+	switch k {
+	case types.Int8, types.Uint8:
+		return 8
+	case types.Int16, types.Uint16:
+		return 16
+	case types.Int32, types.Uint32:
+		return 32
+	case types.Int64, types.Uint64:
+		return 64
+	}
+	return 0
+}
+
+// enumConsts lists the constants of a named string or integer type declared
+// in its package, in source order.
+func (b *builder) enumConsts(named *types.Named) []EnumConst {
+	pkg := named.Obj().Pkg()
+	if pkg == nil {
+		return nil
+	}
+	var consts []*types.Const
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		c, ok := scope.Lookup(name).(*types.Const)
+		if ok && types.Identical(c.Type(), named) {
+			consts = append(consts, c)
+		}
+	}
+	slices.SortFunc(consts, func(x, y *types.Const) int {
+		px, py := b.fset.Position(x.Pos()), b.fset.Position(y.Pos())
+		return cmp.Or(cmp.Compare(px.Filename, py.Filename), cmp.Compare(px.Offset, py.Offset), cmp.Compare(x.Name(), y.Name()))
+	})
+	out := make([]EnumConst, 0, len(consts))
+	for _, c := range consts {
+		var v jsonvalue.Value
+		switch c.Val().Kind() {
+		case constant.String:
+			v = jsonvalue.String(constant.StringVal(c.Val()))
+		case constant.Int:
+			v = jsonvalue.Value(c.Val().ExactString())
+		default:
+			continue
+		}
+		out = append(out, EnumConst{Name: GoIdent{ImportPath: pkg.Path(), Name: c.Name()}, Value: v})
+	}
+	return out
+}
+
+// hasByteMethod reports whether t or *t has method name with the signature
+// func([]byte) error, as UnmarshalJSON and UnmarshalText have.
+func hasByteMethod(t types.Type, name string) bool {
+	if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
+		return false
+	}
+	if _, isIface := t.Underlying().(*types.Interface); isIface {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Params().Len() != 1 || sig.Results().Len() != 1 || sig.Variadic() {
+		return false
+	}
+	s, ok := types.Unalias(sig.Params().At(0).Type()).(*types.Slice)
+	if !ok {
+		return false
+	}
+	bt, ok := types.Unalias(s.Elem()).(*types.Basic)
+	return ok && bt.Kind() == types.Uint8 && isNamed(sig.Results().At(0).Type(), "", "error")
+}
+
+// mapOneOf maps a sealed interface listed by //toolgen:oneof.
+func (b *builder) mapOneOf(m *Type, named *types.Named, iface *types.Interface, dirs *typeDirectives, at site) (*Type, bool) {
+	m.Kind = KindOneOf
+	sealed := false
+	for i := range iface.NumMethods() {
+		if !iface.Method(i).Exported() {
+			sealed = true
+		}
+	}
+	if !sealed {
+		b.diags.errorf(dirs.pos, "//toolgen:oneof needs a sealed interface, one with an unexported method such as is%s(), so that no other package adds variants", named.Obj().Name())
+		return nil, false
+	}
+	pkg := named.Obj().Pkg()
+	ok := true
+	var branches []*schemasubset.Node
+	for _, v := range dirs.oneOf {
+		pos := dirs.oneOfPos + token.Pos(v.Offset)
+		tn, isType := pkg.Scope().Lookup(v.Name).(*types.TypeName)
+		if !isType {
+			b.diags.errorf(pos, "//toolgen:oneof: %s is not a type of package %s", v.Name, pkg.Name())
+			ok = false
+			continue
+		}
+		vt := tn.Type()
+		variant := &Variant{}
+		switch {
+		case types.Implements(vt, iface):
+		case types.Implements(types.NewPointer(vt), iface):
+			variant.Pointer = true
+		default:
+			b.diags.errorf(pos, "//toolgen:oneof: %s does not implement %s; add its methods or remove it from the list", v.Name, named.Obj().Name())
+			ok = false
+			continue
+		}
+		vm, vok := b.mapType(vt, site{path: at.path + "(" + v.Name + ")", pos: tn.Pos()}, false)
+		if !vok {
+			ok = false
+			continue
+		}
+		variant.Type = vm
+		m.Variants = append(m.Variants, variant)
+		branches = append(branches, vm.Schema)
+	}
+	if !ok {
+		return nil, false
+	}
+	m.Schema = schemasubset.OneOf(branches...)
+	return m, true
+}
+
+// objectSchema builds a struct's object schema; the parameter root and
+// //toolgen:open structs are open, every other struct is closed.
+func objectSchema(fields []*Field, open bool) *schemasubset.Node {
+	props := make([]schemasubset.Property, len(fields))
+	var required []string
+	for i, f := range fields {
+		props[i] = schemasubset.Prop(f.Name, f.Schema)
+		if f.Required {
+			required = append(required, f.Name)
+		}
+	}
+	n := schemasubset.Object(props...)
+	if len(required) > 0 {
+		n = n.WithRequired(required...)
+	}
+	if !open {
+		n = n.Closed()
+	}
+	return n
+}
+
+// candidate is a struct field met while flattening embedded structs.
+type candidate struct {
+	field  *Field
+	depth  int
+	tagged bool
+}
+
+// structFields lists a struct's wire fields by encoding/json's rules:
+// embedded structs without a json name are flattened; among fields of one
+// name the shallowest wins, then the tagged one; a tie that encoding/json
+// would resolve by dropping both is an error here.
+func (b *builder) structFields(st *types.Struct, at site) ([]*Field, bool) {
+	var cands []candidate
+	ok := b.collectFields(st, at, 0, nil, &cands, map[*types.Struct]bool{})
+	byName := make(map[string][]int)
+	var order []string
+	for i, c := range cands {
+		if _, seen := byName[c.field.Name]; !seen {
+			order = append(order, c.field.Name)
+		}
+		byName[c.field.Name] = append(byName[c.field.Name], i)
+	}
+	keep := make(map[int]bool)
+	for _, name := range order {
+		idx := byName[name]
+		best := idx[0]
+		for _, i := range idx[1:] {
+			if cands[i].depth < cands[best].depth {
+				best = i
+			}
+		}
+		var top []int
+		for _, i := range idx {
+			if cands[i].depth == cands[best].depth {
+				top = append(top, i)
+			}
+		}
+		if len(top) > 1 {
+			var tagged []int
+			for _, i := range top {
+				if cands[i].tagged {
+					tagged = append(tagged, i)
+				}
+			}
+			if len(tagged) != 1 {
+				var where []string
+				for _, i := range top {
+					where = append(where, fieldPath(cands[i].field))
+				}
+				b.diags.at(cands[top[1]].field.Pos, fmt.Sprintf("%s: fields %s all have the JSON name %q at the same depth, so encoding/json would drop them all; rename all but one with a json tag", at.path, strings.Join(where, " and "), name))
+				ok = false
+				continue
+			}
+			best = tagged[0]
+		}
+		keep[best] = true
+	}
+	var out []*Field
+	for i, c := range cands {
+		if keep[i] {
+			out = append(out, c.field)
+		}
+	}
+	return out, ok
+}
+
+// fieldPath spells a field with the embedded fields leading to it.
+func fieldPath(f *Field) string {
+	var parts []string
+	for _, e := range f.Path {
+		parts = append(parts, e.GoName)
+	}
+	return strings.Join(append(parts, f.GoName), ".")
+}
+
+// collectFields appends the candidate fields of st, recursing into embedded
+// structs, and reports tag and type problems.
+func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embedded, out *[]candidate, visiting map[*types.Struct]bool) bool {
+	if visiting[st] {
+		return true
+	}
+	visiting[st] = true
+	defer delete(visiting, st)
+	ok := true
+	for i := range st.NumFields() {
+		v := st.Field(i)
+		syn := b.fieldSyntax(v)
+		tag, tagOK := b.parseTag(st.Tag(i), syn, v.Pos())
+		if !tagOK {
+			ok = false
+		}
+		if tag.JSON.Skip || tag.Schema.Skip {
+			continue
+		}
+		if v.Embedded() && tag.JSON.Name == "" {
+			ft := types.Unalias(v.Type())
+			ptr := false
+			if p, isPtr := ft.(*types.Pointer); isPtr {
+				ft, ptr = types.Unalias(p.Elem()), true
+			}
+			if est, isStruct := ft.Underlying().(*types.Struct); isStruct {
+				if ptr && !v.Exported() {
+					b.diags.errorf(v.Pos(), "%s: embedded pointer to unexported struct %s cannot be filled by a decoder; embed it by value or export it", at.path, b.typeString(ft))
+					ok = false
+					continue
+				}
+				emb := Embedded{GoName: v.Name(), Pointer: ptr}
+				if n, isNamed := ft.(*types.Named); isNamed && n.Obj().Pkg() != nil {
+					emb.Type = GoIdent{ImportPath: n.Obj().Pkg().Path(), Name: n.Obj().Name()}
+				}
+				if n, isNamed := ft.(*types.Named); isNamed {
+					if d := b.typeDirectivesOf(n.Obj()); d != nil && d.open {
+						b.diags.errorf(v.Pos(), "%s: embedded struct %s is //toolgen:open, but its fields are flattened into the enclosing object; give the field a json name to keep it a nested open object", at.path, b.typeString(ft))
+						ok = false
+					}
+				}
+				if !b.collectFields(est, at, depth+1, append(slices.Clone(via), emb), out, visiting) {
+					ok = false
+				}
+				continue
+			}
+			if !v.Exported() {
+				continue
+			}
+		} else if !v.Exported() {
+			continue
+		}
+		name := v.Name()
+		if tag.JSON.Name != "" {
+			name = tag.JSON.Name
+		}
+		fs := at.field(v.Name(), v.Pos())
+		ft, tok := b.mapType(v.Type(), fs, false)
+		if !tok {
+			ok = false
+			continue
+		}
+		f := &Field{
+			Name:     name,
+			GoName:   v.Name(),
+			Path:     via,
+			Required: !(tag.JSON.OmitEmpty || tag.JSON.OmitZero) || tag.Schema.Required,
+			Nullable: tag.Schema.Nullable,
+			Type:     ft,
+			Pos:      b.fset.Position(v.Pos()),
+		}
+		schema, sok := b.fieldSchema(ft, tag, fieldDoc(syn), fs, syn)
+		if !sok {
+			ok = false
+			continue
+		}
+		f.Schema = schema
+		*out = append(*out, candidate{field: f, depth: depth, tagged: tag.JSON.Name != ""})
+	}
+	return ok
+}
+
+// parseTag parses a field's tag, reporting problems at their place in the
+// tag literal when the source is available.
+func (b *builder) parseTag(tag string, syn *ast.Field, fallback token.Pos) (annotations.Field, bool) {
+	f, errs := annotations.ParseTag(tag)
+	for _, e := range errs {
+		b.diags.errorf(b.tagPos(syn, e.Offset, fallback), "%s", e.Message)
+	}
+	return f, len(errs) == 0
+}
+
+// tagPos converts an offset into a tag's text to a position in its literal.
+func (b *builder) tagPos(syn *ast.Field, offset int, fallback token.Pos) token.Pos {
+	if syn == nil || syn.Tag == nil {
+		return fallback
+	}
+	if strings.HasPrefix(syn.Tag.Value, "`") {
+		return syn.Tag.Pos() + 1 + token.Pos(offset)
+	}
+	return syn.Tag.Pos()
+}
+
+// fieldSchema applies a field's annotations to its type's schema: title,
+// description (the tag's, else the doc comment), enum, const, default and
+// examples, then nullability.
+func (b *builder) fieldSchema(ft *Type, tag annotations.Field, doc string, at site, syn *ast.Field) (*schemasubset.Node, bool) {
+	s := ft.Schema
+	st := tag.Schema
+	ok := true
+	bad := func(v annotations.Value, format string, args ...any) {
+		b.diags.errorf(b.tagPos(syn, v.Offset, at.pos), "%s: "+format, append([]any{at.path}, args...)...)
+		ok = false
+	}
+	scalar := func(v annotations.Value, key string, t schemasubset.Type) (jsonvalue.Value, bool) {
+		val, err := annotations.ScalarJSON(v.Text, t)
+		if err != nil {
+			bad(v, "jsonschema %s: %v", key, err)
+			return nil, false
+		}
+		return val, true
+	}
+	if st.Title.Set {
+		s = s.WithTitle(st.Title.Text)
+	}
+	desc := doc
+	if st.Description.Set {
+		desc = st.Description.Text
+	}
+	if desc != "" {
+		s = s.WithDescription(desc)
+	}
+	if st.Default.Set {
+		if v, vok := scalar(st.Default, "default=", s.Type()); vok {
+			s = s.WithDefault(v)
+		}
+	}
+	if len(st.Examples) > 0 {
+		items := make([]string, 0, len(st.Examples))
+		for _, e := range st.Examples {
+			if v, vok := scalar(e, "example=", s.Type()); vok {
+				items = append(items, string(v))
+			}
+		}
+		if len(items) == len(st.Examples) {
+			s = s.WithExamples(jsonvalue.Value("[" + strings.Join(items, ",") + "]"))
+		}
+	}
+	if len(st.Enum) > 0 {
+		target := s
+		if ft.Kind == KindSlice && ft.Elem != nil {
+			target = ft.Elem.Schema
+		}
+		if len(enumOf(ft)) > 0 {
+			bad(st.Enum[0], "type %s already takes its enum from its constants; drop the enum= options or use a plain %s field", enumOwner(ft), target.Type())
+		} else {
+			var vals []jsonvalue.Value
+			for _, e := range st.Enum {
+				if v, vok := scalar(e, "enum=", target.Type()); vok {
+					vals = append(vals, v)
+				}
+			}
+			if len(vals) == len(st.Enum) {
+				if target != s {
+					s = s.WithItems(target.WithEnum(vals...))
+				} else {
+					s = s.WithEnum(vals...)
+				}
+			}
+		}
+	}
+	if st.Const.Set {
+		if v, vok := scalar(st.Const, "const=", s.Type()); vok {
+			s = s.WithConst(v)
+		}
+	}
+	if err := schemasubset.AssertSupported(s); err != nil {
+		b.diags.errorf(at.pos, "%s: the field's schema breaks the subset: %v", at.path, err)
+		return nil, false
+	}
+	if st.Nullable {
+		if schemasubset.Validate(s, jsonvalue.Null()) == nil {
+			b.diags.errorf(at.pos, "%s: jsonschema nullable: the field's schema already accepts null; drop nullable", at.path)
+			return nil, false
+		}
+		s = schemasubset.Nullable(s)
+	}
+	return s, ok
+}
+
+// enumOf returns the constants enum of a type or of the element of a slice
+// or pointer.
+func enumOf(t *Type) []EnumConst {
+	for t != nil && (t.Kind == KindSlice || t.Kind == KindPointer) {
+		t = t.Elem
+	}
+	if t == nil {
+		return nil
+	}
+	return t.Enum
+}
+
+// enumOwner names the type whose constants give the enum.
+func enumOwner(t *Type) string {
+	for t != nil && (t.Kind == KindSlice || t.Kind == KindPointer) {
+		t = t.Elem
+	}
+	return t.GoString
+}
