@@ -37,6 +37,7 @@ type goldenCase struct {
 	file    string
 	archive *txtar.Archive
 	dir     string // the case's package directory in the temporary module
+	changed bool   // set rewrote a want/ file, so -update must write the archive
 }
 
 // want returns the content of a want/ file and whether the case has it.
@@ -57,7 +58,11 @@ func (c *goldenCase) set(name string, data []byte) {
 		if f.Name == name {
 			found = true
 			if data == nil {
+				c.changed = true
 				continue
+			}
+			if !bytes.Equal(f.Data, data) {
+				c.changed = true
 			}
 			f.Data = data
 		}
@@ -65,6 +70,7 @@ func (c *goldenCase) set(name string, data []byte) {
 	}
 	c.archive.Files = files
 	if !found && data != nil {
+		c.changed = true
 		c.archive.Files = append(c.archive.Files, txtar.File{Name: name, Data: data})
 	}
 }
@@ -150,6 +156,7 @@ func TestGolden(t *testing.T) {
 	require.NoError(t, err, "the batched cases must have no loader errors")
 
 	generated := false
+	var packages []*gen.Package
 	for _, r := range results {
 		c := byPath[r.Path]
 		require.NotNil(t, c, "unexpected package %s", r.Path)
@@ -165,6 +172,7 @@ func TestGolden(t *testing.T) {
 			checkFile(t, c, wantCatalog, files[1].Content)
 			require.NoError(t, os.WriteFile(files[0].Path, files[0].Content, 0o644))
 			generated = true
+			packages = append(packages, r.Package)
 		})
 	}
 	for _, c := range cases {
@@ -181,7 +189,9 @@ func TestGolden(t *testing.T) {
 
 	if *update {
 		for _, c := range cases {
-			require.NoError(t, os.WriteFile(c.file, txtar.Format(c.archive), 0o644))
+			if c.changed {
+				require.NoError(t, os.WriteFile(c.file, txtar.Format(c.archive), 0o644))
+			}
 		}
 	}
 	if generated && !t.Failed() {
@@ -199,6 +209,7 @@ func TestGolden(t *testing.T) {
 		cmd.Dir = module
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "generated code must build and pass go vet:\n%s", out)
+		t.Run("reflect_oracle", func(t *testing.T) { checkReflectOracle(t, module, packages) })
 	}
 }
 

@@ -1,0 +1,131 @@
+package generatedtest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolgen-go/toolgen/gen"
+)
+
+// Why a reflected schema may differ from the generated one: what the
+// generator reads that reflection cannot see. runtime/reflecttool's package
+// doc holds the same table.
+const (
+	becauseEnumConsts = "enum of a named type's constants"
+	becauseConst      = `jsonschema:"const=..." (invopop has no const keyword)`
+	becauseOneOf      = "//toolgen:oneof sealed interface"
+	becauseSchema     = "//toolgen:schema declaration"
+	becauseOpen       = "//toolgen:open struct type"
+	becauseShadowing  = "embedded fields shadowed by depth"
+)
+
+// reflectExceptions lists, by "case/tool/part" (part is params or output),
+// every schema whose reflected form differs from the generated one, with
+// the reason. Every other schema of every successful golden case must be
+// equal byte for byte, and every entry here must still differ.
+var reflectExceptions = map[string]string{}
+
+// oracleResult is one schema compared by the oracle program.
+type oracleResult struct {
+	Case      string `json:"case"`
+	Tool      string `json:"tool"`
+	Part      string `json:"part"`
+	Generated string `json:"generated"`
+	Reflected string `json:"reflected"`
+	Error     string `json:"error"`
+}
+
+// key names the result in reflectExceptions.
+func (r oracleResult) key() string { return r.Case + "/" + r.Tool + "/" + r.Part }
+
+// checkReflectOracle derives every generated tool's schemas with
+// runtime/reflecttool and compares them with the generated ones. It adds to
+// each generated case package a file that reflects its tools' types, and a
+// program that runs them all, since reflection needs the compiled types.
+func checkReflectOracle(t *testing.T, module string, generated []*gen.Package) {
+	t.Helper()
+	var mainSrc strings.Builder
+	mainSrc.WriteString("package main\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\n\t\"github.com/toolgen-go/toolgen/runtime/reflecttool\"\n")
+	for i, p := range generated {
+		fmt.Fprintf(&mainSrc, "\tc%d %q\n", i, p.Path)
+		writeOracleFile(t, p)
+	}
+	mainSrc.WriteString(")\n\nfunc main() {\n\tenc := json.NewEncoder(os.Stdout)\n")
+	for i, p := range generated {
+		name := strings.TrimPrefix(p.Path, "example.com/cases/")
+		fmt.Fprintf(&mainSrc, "\t{\n\t\tvar comments reflecttool.Comments\n\t\tif err := comments.AddDir(%q, %q); err != nil {\n\t\t\tpanic(err)\n\t\t}\n", p.Path, p.Dir)
+		fmt.Fprintf(&mainSrc, "\t\tc%d.ToolgenOracle(&comments, func(tool, part, generated, reflected string, err error) {\n", i)
+		fmt.Fprintf(&mainSrc, "\t\t\tr := map[string]string{\"case\": %q, \"tool\": tool, \"part\": part, \"generated\": generated, \"reflected\": reflected}\n", name)
+		mainSrc.WriteString("\t\t\tif err != nil {\n\t\t\t\tr[\"error\"] = err.Error()\n\t\t\t}\n\t\t\tif err := enc.Encode(r); err != nil {\n\t\t\t\tpanic(err)\n\t\t\t}\n\t\t})\n\t}\n")
+	}
+	mainSrc.WriteString("}\n")
+	dir := filepath.Join(module, "oracle")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(mainSrc.String()), 0o644))
+
+	cmd := exec.Command("go", "run", "./oracle")
+	cmd.Dir = module
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "the reflection oracle program failed:\n%s", stderr.String())
+
+	seen := make(map[string]bool)
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	count := 0
+	for sc.Scan() {
+		var r oracleResult
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		count++
+		if why, ok := reflectExceptions[r.key()]; ok {
+			seen[r.key()] = true
+			assert.True(t, r.Error != "" || r.Reflected != r.Generated,
+				"%s is listed as an exception (%s) but reflects equal to the generated schema; remove it from reflectExceptions", r.key(), why)
+			continue
+		}
+		if assert.Empty(t, r.Error, "%s: reflecttool failed where the generator succeeded", r.key()) {
+			assert.Equal(t, r.Generated, r.Reflected, "%s: the reflected schema differs from the generated one", r.key())
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Positive(t, count, "the oracle compared nothing")
+	var stale []string
+	for k := range reflectExceptions {
+		if !seen[k] {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(stale)
+	assert.Empty(t, stale, "reflectExceptions lists schemas no case has")
+}
+
+// writeOracleFile adds to a generated package a function that reports, for
+// each tool, its generated schemas and the ones reflecttool derives from
+// the tool function's parameter and result types.
+func writeOracleFile(t *testing.T, p *gen.Package) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"reflect\"\n\n\t\"github.com/toolgen-go/toolgen/runtime/reflecttool\"\n\t\"github.com/toolgen-go/toolgen/schemasubset\"\n)\n\n", p.Name)
+	b.WriteString("func ToolgenOracle(comments *reflecttool.Comments, report func(tool, part, generated, reflected string, err error)) {\n")
+	b.WriteString("\tstr := func(n *schemasubset.Node) string {\n\t\tif n == nil {\n\t\t\treturn \"\"\n\t\t}\n\t\treturn n.String()\n\t}\n")
+	b.WriteString("\topts := reflecttool.Options{Comments: comments}\n")
+	for _, tool := range p.Tools {
+		fmt.Fprintf(&b, "\t{\n\t\tfn := reflect.TypeOf(%s)\n", tool.Func)
+		fmt.Fprintf(&b, "\t\tparams, err := reflecttool.ParamsSchema(fn.In(1), opts)\n\t\treport(%q, \"params\", _toolgen_%s_paramsJSON, str(params), err)\n", tool.Name, tool.Func)
+		fmt.Fprintf(&b, "\t\toutput, err := reflecttool.OutputSchema(fn.Out(0), opts)\n\t\treport(%q, \"output\", _toolgen_%s_outputJSON, str(output), err)\n\t}\n", tool.Name, tool.Func)
+	}
+	b.WriteString("}\n")
+	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "zz_oracle.go"), []byte(b.String()), 0o644))
+}
