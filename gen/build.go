@@ -124,6 +124,30 @@ func posKey(p token.Position) string {
 	return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
 }
 
+// lineKey keys a declared name by file and line: the positions of objects
+// of packages loaded from export data keep their lines but not always
+// their columns.
+func lineKey(p token.Position, name string) string {
+	return fmt.Sprintf("%s:%d:%s", p.Filename, p.Line, name)
+}
+
+// embeddedIdent is the field name of an embedded field's type expression.
+func embeddedIdent(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.StarExpr:
+		return embeddedIdent(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.IndexExpr:
+		return embeddedIdent(x.X)
+	case *ast.IndexListExpr:
+		return embeddedIdent(x.X)
+	}
+	return ""
+}
+
 // index records the type specs and struct fields of f.
 func (b *builder) index(f *ast.File) {
 	for _, decl := range f.Decls {
@@ -139,13 +163,19 @@ func (b *builder) index(f *ast.File) {
 			}
 			b.docs[ts] = doc
 			b.syntax[posKey(b.fset.Position(ts.Name.Pos()))] = ts
+			b.syntax[lineKey(b.fset.Position(ts.Name.Pos()), ts.Name.Name)] = ts
 			ast.Inspect(ts.Type, func(n ast.Node) bool {
 				if fl, ok := n.(*ast.Field); ok {
 					for _, name := range fl.Names {
 						b.syntax[posKey(b.fset.Position(name.Pos()))] = fl
+						b.syntax[lineKey(b.fset.Position(name.Pos()), name.Name)] = fl
 					}
 					if len(fl.Names) == 0 {
-						b.syntax[posKey(b.fset.Position(embeddedPos(fl.Type)))] = fl
+						p := b.fset.Position(embeddedPos(fl.Type))
+						b.syntax[posKey(p)] = fl
+						if id := embeddedIdent(fl.Type); id != "" {
+							b.syntax[lineKey(p, id)] = fl
+						}
 					}
 				}
 				return true
@@ -172,12 +202,19 @@ func embeddedPos(e ast.Expr) token.Pos {
 
 // lookupSyntax finds the declaration at pos, parsing the file of another
 // package the first time one of its positions is asked for.
-func (b *builder) lookupSyntax(pos token.Pos) ast.Node {
+func (b *builder) lookupSyntax(pos token.Pos, name string) ast.Node {
 	p := b.fset.Position(pos)
 	if !p.IsValid() {
 		return nil
 	}
-	if n, ok := b.syntax[posKey(p)]; ok {
+	find := func() (ast.Node, bool) {
+		if n, ok := b.syntax[posKey(p)]; ok {
+			return n, true
+		}
+		n, ok := b.syntax[lineKey(p, name)]
+		return n, ok
+	}
+	if n, ok := find(); ok {
 		return n
 	}
 	if p.Filename == "" || b.parsed[p.Filename] {
@@ -189,7 +226,8 @@ func (b *builder) lookupSyntax(pos token.Pos) ast.Node {
 		return nil
 	}
 	b.index(f)
-	return b.syntax[posKey(p)]
+	n, _ := find()
+	return n
 }
 
 // toolDecls finds the tool functions of f and checks where the other
@@ -313,7 +351,7 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 		return d
 	}
 	b.dirs[tn] = nil
-	ts, ok := b.lookupSyntax(tn.Pos()).(*ast.TypeSpec)
+	ts, ok := b.lookupSyntax(tn.Pos(), tn.Name()).(*ast.TypeSpec)
 	if !ok {
 		return nil
 	}
@@ -368,7 +406,7 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 // fieldSyntax returns the syntax of a struct field, when its source is
 // available.
 func (b *builder) fieldSyntax(v *types.Var) *ast.Field {
-	f, _ := b.lookupSyntax(v.Pos()).(*ast.Field)
+	f, _ := b.lookupSyntax(v.Pos(), v.Name()).(*ast.Field)
 	return f
 }
 

@@ -161,7 +161,8 @@ func typeDesc(n *schemasubset.Node) string {
 	return n.Type().String()
 }
 
-// describe is a property's description with its title and default.
+// describe is a property's description with its title, default and
+// examples.
 func describe(n *schemasubset.Node) string {
 	u := unwrapNullable(n)
 	var parts []string
@@ -173,6 +174,9 @@ func describe(n *schemasubset.Node) string {
 	}
 	if d := u.Default(); d != nil {
 		parts = append(parts, "Default: "+code(string(d))+".")
+	}
+	if e := u.Examples(); e != nil {
+		parts = append(parts, "Examples: "+code(string(e))+".")
 	}
 	return strings.Join(parts, " ")
 }
