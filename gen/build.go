@@ -51,6 +51,10 @@ type typeDirectives struct {
 	oneOfPos token.Pos
 	schema   *schemasubset.Node
 	pos      token.Pos
+	// invalid is set when a //toolgen:oneof or //toolgen:schema directive
+	// was reported as malformed; the type is then not mapped, so that one
+	// mistake gives one diagnostic.
+	invalid bool
 }
 
 // toolDecl is a function with a //toolgen:tool directive.
@@ -99,11 +103,34 @@ func (b *builder) build() *Package {
 		names[t.Name] = d.fn.Name.Pos()
 		m.Tools = append(m.Tools, t)
 	}
+	b.checkDirectiveTypes()
 	if len(decls) == 0 && len(b.pkg.Syntax) > 0 {
 		f := b.pkg.Syntax[0]
 		b.diags.errorf(f.Name.Pos(), "package %s has no //toolgen:tool functions; mark a function with //toolgen:tool in its doc comment", b.pkg.Name)
 	}
 	return m
+}
+
+// checkDirectiveTypes maps every type of the package that carries a type
+// directive, so that a directive on a type no tool uses yet is checked too
+// (types the tools use were mapped already, and are not reported twice).
+func (b *builder) checkDirectiveTypes() {
+	for _, f := range b.pkg.Syntax {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				tn, ok := b.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
+				if !ok || ts.TypeParams != nil || b.typeDirectivesOf(tn) == nil {
+					continue
+				}
+				b.mapType(tn.Type(), site{path: tn.Name(), pos: ts.Name.Pos()}, false)
+			}
+		}
+	}
 }
 
 // short formats pos as "file.go:12:6" with the base name only.
@@ -386,6 +413,8 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 			report(errs)
 			if len(errs) == 0 {
 				td.oneOf, td.oneOfPos = vs, argPos
+			} else {
+				td.invalid = true
 			}
 		case annotations.DirectiveSchema:
 			if td.schema != nil {
@@ -396,6 +425,8 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 			report(errs)
 			if len(errs) == 0 {
 				td.schema = n
+			} else {
+				td.invalid = true
 			}
 		}
 	}

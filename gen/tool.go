@@ -78,7 +78,7 @@ func (b *builder) tool(d toolDecl) *Tool {
 
 	var ok1, ok2 bool
 	t.Params, ok1 = b.mapType(pt, site{path: b.typeString(pt), pos: at}, true)
-	t.Output, ok2 = b.mapType(ot, site{path: b.typeString(ot), pos: at}, false)
+	t.Output, ok2 = b.mapType(ot, site{path: "output of " + t.Func, pos: at}, false)
 	if !ok1 || !ok2 {
 		return nil
 	}

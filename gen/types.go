@@ -79,6 +79,9 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 	var dirs *typeDirectives
 	if named != nil {
 		dirs = b.typeDirectivesOf(named.Obj())
+		if dirs != nil && dirs.invalid {
+			return nil, false
+		}
 	}
 
 	switch {
