@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/toolgen-go/toolgen/annotations"
+	"github.com/toolgen-go/toolgen/internal/gosrc"
 	"github.com/toolgen-go/toolgen/schemasubset"
 )
 
@@ -158,23 +159,6 @@ func lineKey(p token.Position, name string) string {
 	return fmt.Sprintf("%s:%d:%s", p.Filename, p.Line, name)
 }
 
-// embeddedIdent is the field name of an embedded field's type expression.
-func embeddedIdent(e ast.Expr) string {
-	switch x := e.(type) {
-	case *ast.Ident:
-		return x.Name
-	case *ast.StarExpr:
-		return embeddedIdent(x.X)
-	case *ast.SelectorExpr:
-		return x.Sel.Name
-	case *ast.IndexExpr:
-		return embeddedIdent(x.X)
-	case *ast.IndexListExpr:
-		return embeddedIdent(x.X)
-	}
-	return ""
-}
-
 // index records the type specs and struct fields of f.
 func (b *builder) index(f *ast.File) {
 	for _, decl := range f.Decls {
@@ -197,34 +181,16 @@ func (b *builder) index(f *ast.File) {
 						b.syntax[posKey(b.fset.Position(name.Pos()))] = fl
 						b.syntax[lineKey(b.fset.Position(name.Pos()), name.Name)] = fl
 					}
-					if len(fl.Names) == 0 {
-						p := b.fset.Position(embeddedPos(fl.Type))
+					if id := gosrc.EmbeddedIdent(fl.Type); len(fl.Names) == 0 && id != nil {
+						p := b.fset.Position(id.Pos())
 						b.syntax[posKey(p)] = fl
-						if id := embeddedIdent(fl.Type); id != "" {
-							b.syntax[lineKey(p, id)] = fl
-						}
+						b.syntax[lineKey(p, id.Name)] = fl
 					}
 				}
 				return true
 			})
 		}
 	}
-}
-
-// embeddedPos is the position go/types gives an embedded field: that of
-// its type name.
-func embeddedPos(e ast.Expr) token.Pos {
-	switch x := e.(type) {
-	case *ast.StarExpr:
-		return embeddedPos(x.X)
-	case *ast.SelectorExpr:
-		return x.Sel.Pos()
-	case *ast.IndexExpr:
-		return embeddedPos(x.X)
-	case *ast.IndexListExpr:
-		return embeddedPos(x.X)
-	}
-	return e.Pos()
 }
 
 // lookupSyntax finds the declaration at pos, parsing the file of another
@@ -439,19 +405,6 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 func (b *builder) fieldSyntax(v *types.Var) *ast.Field {
 	f, _ := b.lookupSyntax(v.Pos(), v.Name()).(*ast.Field)
 	return f
-}
-
-// fieldDoc returns a field's description from its doc comment, or its line
-// comment when it has no doc comment.
-func fieldDoc(f *ast.Field) string {
-	if f == nil {
-		return ""
-	}
-	txt := f.Doc.Text()
-	if txt == "" {
-		txt = f.Comment.Text()
-	}
-	return strings.TrimSpace(txt)
 }
 
 // snakeCase derives a tool name from a Go function name: ReadFile →

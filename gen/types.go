@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolgen-go/toolgen/annotations"
+	"github.com/toolgen-go/toolgen/internal/gosrc"
 	"github.com/toolgen-go/toolgen/jsonvalue"
 	"github.com/toolgen-go/toolgen/schemasubset"
 )
@@ -513,7 +514,7 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 			Type:     ft,
 			Pos:      b.fset.Position(v.Pos()),
 		}
-		schema, sok := b.fieldSchema(ft, tag, fieldDoc(syn), fs, syn)
+		schema, sok := b.fieldSchema(ft, tag, gosrc.FieldDoc(syn), fs, syn)
 		if !sok {
 			ok = false
 			continue

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"github.com/toolgen-go/toolgen/internal/gosrc"
 )
 
 // Comments holds the doc and line comments of struct fields, read from Go
@@ -81,43 +83,19 @@ func (c *Comments) addFile(pkg string, f *ast.File) {
 				continue
 			}
 			for _, field := range st.Fields.List {
-				text := field.Doc.Text()
-				if text == "" {
-					text = field.Comment.Text()
-				}
-				text = strings.TrimSpace(text)
+				text := gosrc.FieldDoc(field)
 				if text == "" {
 					continue
 				}
 				for _, n := range field.Names {
 					c.fields[pkg+"."+ts.Name.Name+"."+n.Name] = text
 				}
-				if len(field.Names) == 0 {
-					// An embedded field is named by its type.
-					if id := embeddedName(field.Type); id != "" {
-						c.fields[pkg+"."+ts.Name.Name+"."+id] = text
-					}
+				if id := gosrc.EmbeddedIdent(field.Type); len(field.Names) == 0 && id != nil {
+					c.fields[pkg+"."+ts.Name.Name+"."+id.Name] = text
 				}
 			}
 		}
 	}
-}
-
-// embeddedName is the field name of an embedded field's type expression.
-func embeddedName(e ast.Expr) string {
-	switch x := e.(type) {
-	case *ast.StarExpr:
-		return embeddedName(x.X)
-	case *ast.Ident:
-		return x.Name
-	case *ast.SelectorExpr:
-		return x.Sel.Name
-	case *ast.IndexExpr:
-		return embeddedName(x.X)
-	case *ast.IndexListExpr:
-		return embeddedName(x.X)
-	}
-	return ""
 }
 
 // field returns the comment of field name of struct type t.
