@@ -60,7 +60,7 @@ type Args struct {
 	Title    string          `json:"title,omitempty" jsonschema:"title=Heading,example=one,example=two"`
 	Skipped  string          `json:"-"`
 	Ignored  string          `jsonschema:"-"`
-	private  string
+	private  string          //lint:ignore U1000 unexported fields are not part of the wire form, which is what this field shows
 	NoTag    bool
 	Renamed  uint64 `json:"renamed,omitempty"`
 	_        struct{}
