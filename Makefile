@@ -17,6 +17,8 @@ FUZZ_TARGETS = \
 	./annotations:FuzzParseTool \
 	./annotations:FuzzParseTag \
 	./annotations:FuzzParseOneOf \
+	./annotations:FuzzParseDirective \
+	./annotations:FuzzParseSchema \
 	./gen:FuzzUnifiedDiff
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -101,12 +101,15 @@ func closest(s string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
+// editDistance is the edit distance between a and b, in bytes, counting a
+// swap of two adjacent bytes as one edit (the optimal string alignment
+// distance), so that "opne" is one edit from "open".
 func editDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		// Long inputs are never typos of the short known names.
 		return len(a) + len(b)
 	}
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -120,8 +123,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

@@ -106,3 +106,17 @@ func FuzzParseDirective(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseSchema(f *testing.F) {
+	for _, s := range []string{"", `{"type":"string"}`, `{"type":`, `"x"`, `{"type":"object","properties":{"a":{"type":"int"}},"required":["b"]}`, `{"a~b/c":1, "minLength":2}`, ` [1, {"x":2}] `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		n, errs := annotations.ParseSchema(args)
+		checkOffsets(t, errs, len(args))
+		assert.Equal(t, n == nil, len(errs) > 0)
+		for i := 1; i < len(errs); i++ {
+			assert.LessOrEqual(t, errs[i-1].Offset, errs[i].Offset, "errors in offset order")
+		}
+	})
+}

@@ -1,10 +1,15 @@
 package annotations
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgen-go/toolgen/jsonvalue"
 	"github.com/toolgen-go/toolgen/schemasubset"
 )
 
@@ -87,20 +92,72 @@ func ParseSchema(args string) (*schemasubset.Node, []*Error) {
 	if !errors.As(err, &se) || len(se.Issues) == 0 {
 		return nil, []*Error{errorf(0, "the schema is not supported: %v; write one JSON object of the schema subset", err)}
 	}
+	var syn *jsonvalue.SyntaxError
+	offsets := pointerOffsets(args)
 	errs := make([]*Error, 0, len(se.Issues))
 	for _, is := range se.Issues {
-		errs = append(errs, errorf(0, "%s", issueMessage(is)))
+		off := offsets[is.Pointer]
+		if is.Code == schemasubset.IssueInvalidJSON && errors.As(err, &syn) {
+			off = int(min(max(syn.Offset, 0), int64(len(args))))
+		}
+		errs = append(errs, errorf(off, "%s", issueMessage(is)))
 	}
+	slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Offset, b.Offset) })
 	return nil, errs
 }
 
-// issueMessage words one schemasubset issue, naming its location.
+// pointerOffsets maps the JSON Pointer of each member name and value of
+// the JSON text s to the offset of its first token, as far as s is valid
+// JSON; the root "" maps to the first token.
+func pointerOffsets(s string) map[string]int {
+	out := map[string]int{}
+	dec := jsontext.NewDecoder(strings.NewReader(s))
+	for {
+		start := int(dec.InputOffset())
+		for start < len(s) && strings.IndexByte(" \t\r\n:,", s[start]) >= 0 {
+			start++
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return out
+		}
+		if p := string(dec.StackPointer()); !hasKey(out, p) {
+			out[p] = start
+		}
+	}
+}
+
+// hasKey reports whether m has key k.
+func hasKey(m map[string]int, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// issueMessage words one schemasubset issue, naming its location and
+// saying what to write instead.
 func issueMessage(is schemasubset.Issue) string {
 	if is.Code == schemasubset.IssueInvalidJSON {
 		return fmt.Sprintf("the schema is not valid JSON: %s; write one JSON object on the rest of the line", is.Message)
 	}
+	msg := fmt.Sprintf("schema at %s: %s", is.Pointer, is.Message)
 	if is.Pointer == "" {
-		return fmt.Sprintf("schema root (JSON Pointer \"\"): %s", is.Message)
+		msg = fmt.Sprintf("schema root (JSON Pointer \"\"): %s", is.Message)
 	}
-	return fmt.Sprintf("schema at %s: %s", is.Pointer, is.Message)
+	if advice := issueAdvice[is.Code]; advice != "" {
+		msg += "; " + advice
+	}
+	return msg
+}
+
+// issueAdvice says what to write instead, for each rule of the subset.
+var issueAdvice = map[schemasubset.IssueCode]string{
+	schemasubset.IssueNotASchema:         `write a JSON object, such as {"type":"string"}`,
+	schemasubset.IssueBooleanSchema:      `write a JSON object: {} accepts every value`,
+	schemasubset.IssueUnsupportedKeyword: `the subset's keywords are type, oneOf, properties, required, additionalProperties, items, enum, const, description, title, default and examples`,
+	schemasubset.IssueInvalidType:        `write one of "object", "array", "string", "number", "integer", "boolean" and "null"`,
+	schemasubset.IssueNeedsType:          `add the type it requires to the same node`,
+	schemasubset.IssueTooFewBranches:     `list two or more schemas, or write the one schema without oneOf`,
+	schemasubset.IssueUndeclaredRequired: `declare the property in properties, or remove it from required`,
+	schemasubset.IssueNotScalar:          `list strings, numbers, booleans or null`,
+	schemasubset.IssueTypeMismatch:       `give values of the node's type`,
+	schemasubset.IssueEmptyEnum:          `list at least one value, or remove enum`,
 }

@@ -91,12 +91,21 @@ func TestParseSchemaErrors(t *testing.T) {
 	}{
 		{"", []wantErr{{0, `this directive needs a JSON schema object on the same line, such as //toolgen:schema {"type":"string"}`}}},
 		{"  ", []wantErr{{0, "needs a JSON schema object"}}},
-		{`{"type":`, []wantErr{{0, "the schema is not valid JSON"}}},
-		{`{"a":1,"a":2}`, []wantErr{{0, "the schema is not valid JSON"}}},
-		{`{"type":"string"} x`, []wantErr{{0, "the schema is not valid JSON"}}},
-		{`true`, []wantErr{{0, "schema root"}}},
-		{`{"type":"string","minLength":1}`, []wantErr{{0, "/minLength"}}},
-		{`{"type":"object","properties":{"a":{"format":"x"},"b":{"$ref":"#"}}}`, []wantErr{{0, "/properties/a/format"}, {0, "/properties/b/$ref"}}},
+		{`{"type":`, []wantErr{{8, "the schema is not valid JSON"}}},
+		{`{"a":1,"a":2}`, []wantErr{{7, "the schema is not valid JSON"}}},
+		{`{"type":"string"} x`, []wantErr{{18, "the schema is not valid JSON"}}},
+		{`true`, []wantErr{{0, `schema root (JSON Pointer ""): boolean schema true is not supported; write a JSON object: {} accepts every value`}}},
+		{`"string"`, []wantErr{{0, `write a JSON object, such as {"type":"string"}`}}},
+		{`{"type":"string","minLength":1}`, []wantErr{{17, `schema at /minLength: unsupported keyword "minLength"; the subset's keywords are type, oneOf,`}}},
+		{`{"type":"object","properties":{"a":{"format":"x"},"b":{"$ref":"#"}}}`, []wantErr{{36, "/properties/a/format"}, {55, "/properties/b/$ref"}}},
+		// Issues are sorted by offset, not by the depth-first walk.
+		{`{"type":"object", "properties":{"a":{"type":"int"}},"required":["b"]}`, []wantErr{
+			{37, `schema at /properties/a/type: unknown type "int"; write one of "object"`},
+			{64, `schema at /required/0: required name "b" is not in properties; declare the property in properties, or remove it from required`},
+		}},
+		{` {"items":{}}`, []wantErr{{2, `schema at /items: items requires type "array"; add the type it requires to the same node`}}},
+		{`{"type":"string","oneOf":[{}]}`, []wantErr{{17, "list two or more schemas"}}},
+		{`{"a~b/c":1}`, []wantErr{{1, `schema at /a~0b~1c: unsupported keyword "a~b/c"`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {

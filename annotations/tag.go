@@ -37,6 +37,9 @@ type SchemaTag struct {
 	Required bool
 	// Nullable reports nullable or nullable=true.
 	Nullable bool
+	// NullableOffset is the tag offset of the nullable option, when
+	// Nullable.
+	NullableOffset int
 	// Title is title=.
 	Title Value
 	// Description is description=, or the jsonschema_description tag.
@@ -194,6 +197,8 @@ func ParseTag(tag string) (Field, []*Error) {
 			descTag = p.keyOff
 			if p.value == "" {
 				errs = append(errs, errorf(p.keyOff, `jsonschema_description is empty; write jsonschema_description:"TEXT" or remove the tag`))
+			} else if !utf8.ValidString(p.value) {
+				errs = append(errs, errorf(p.at(0), "jsonschema_description %q is not valid UTF-8; write the text in UTF-8", p.value))
 			} else if !f.Schema.Description.Set {
 				f.Schema.Description = Value{Text: p.value, Offset: p.at(0), Set: true}
 			}
@@ -261,6 +266,8 @@ func parseJSONTag(p tagPair, t *JSONTag) []*Error {
 			msg := "unknown json option %q; encoding/json knows omitempty and omitzero"
 			if c := closest(o.text, []string{"omitempty", "omitzero"}); c != "" {
 				msg += "; did you mean " + c + "?"
+			} else if o.text == "required" {
+				msg += `; a field is required unless it has omitempty or omitzero, and jsonschema:"required" forces it`
 			}
 			errs = append(errs, errorf(off, msg, o.text))
 		}
@@ -444,6 +451,7 @@ func parseSchemaTag(p tagPair, t *SchemaTag, descOpt *int) []*Error {
 			switch {
 			case !hasEq || val == "true":
 				t.Nullable = true
+				t.NullableOffset = off
 			case val == "false":
 			default:
 				errs = append(errs, errorf(valueAt(), "jsonschema option nullable=%s is not a boolean; write nullable, nullable=true or nullable=false", val))
@@ -454,6 +462,10 @@ func parseSchemaTag(p tagPair, t *SchemaTag, descOpt *int) []*Error {
 			}
 			if val == "" {
 				errs = append(errs, errorf(off, "jsonschema option %s= is empty; write %s=TEXT or remove the option", key, key))
+				continue
+			}
+			if !utf8.ValidString(val) {
+				errs = append(errs, errorf(valueAt(), "jsonschema option %s=: %q is not valid UTF-8; write the text in UTF-8", key, val))
 				continue
 			}
 			v := Value{Text: val, Offset: valueAt(), Set: true}

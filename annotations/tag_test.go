@@ -51,8 +51,8 @@ func TestParseTagSchema(t *testing.T) {
 	}{
 		{`jsonschema:"-"`, annotations.SchemaTag{Present: true, Skip: true}},
 		{`jsonschema:"required"`, annotations.SchemaTag{Present: true, Required: true}},
-		{`jsonschema:"nullable"`, annotations.SchemaTag{Present: true, Nullable: true}},
-		{`jsonschema:"nullable=true"`, annotations.SchemaTag{Present: true, Nullable: true}},
+		{`jsonschema:"nullable"`, annotations.SchemaTag{Present: true, Nullable: true, NullableOffset: 12}},
+		{`jsonschema:"nullable=true"`, annotations.SchemaTag{Present: true, Nullable: true, NullableOffset: 12}},
 		{`jsonschema:"nullable=false"`, annotations.SchemaTag{Present: true}},
 		{`jsonschema:"title=T"`, annotations.SchemaTag{Present: true, Title: val("T", 18)}},
 		{`jsonschema:"description=How to decode bytes"`, annotations.SchemaTag{Present: true, Description: val("How to decode bytes", 24)}},
@@ -77,7 +77,7 @@ func TestParseTagSchema(t *testing.T) {
 		{
 			`json:"x" jsonschema:"required,nullable,title=T,description=D,default=1,const=2,enum=1,enum=2,example=3"`,
 			annotations.SchemaTag{
-				Present: true, Required: true, Nullable: true,
+				Present: true, Required: true, Nullable: true, NullableOffset: 30,
 				Title: val("T", 45), Description: val("D", 59), Default: val("1", 69), Const: val("2", 77),
 				Enum: []annotations.Value{val("1", 84), val("2", 91)}, Examples: []annotations.Value{val("3", 101)},
 			},
@@ -151,6 +151,7 @@ func TestParseTagErrors(t *testing.T) {
 		{`json:"a,string"`, []wantErr{{8, "the ,string option changes the wire form and is not supported; use a string field"}}},
 		{`json:"a,inline"`, []wantErr{{8, "json option inline is not encoding/json's; embed the struct"}}},
 		{`json:"a,omitempy"`, []wantErr{{8, `unknown json option "omitempy"; encoding/json knows omitempty and omitzero; did you mean omitempty?`}}},
+		{`json:"a,required"`, []wantErr{{8, `unknown json option "required"; encoding/json knows omitempty and omitzero; a field is required unless it has omitempty or omitzero, and jsonschema:"required" forces it`}}},
 		{`json:"a,frob"`, []wantErr{{8, `unknown json option "frob"; encoding/json knows omitempty and omitzero`}}},
 		{`json:"a,"`, []wantErr{{8, "empty json option; remove the extra comma"}}},
 		{`json:"a,,omitempty"`, []wantErr{{8, "empty json option"}}},
@@ -180,6 +181,8 @@ func TestParseTagErrors(t *testing.T) {
 		{`jsonschema:"default"`, []wantErr{{12, "jsonschema option default needs a value"}}},
 		{`jsonschema:"example"`, []wantErr{{12, "jsonschema option example needs a value"}}},
 		{`jsonschema:"title="`, []wantErr{{12, "jsonschema option title= is empty; write title=TEXT or remove the option"}}},
+		{`jsonschema:"title=\xff"`, []wantErr{{18, `jsonschema option title=: "\xff" is not valid UTF-8; write the text in UTF-8`}}},
+		{`jsonschema:"required,description=a\xffb"`, []wantErr{{33, `jsonschema option description=: "a\xffb" is not valid UTF-8`}}},
 		{`jsonschema:"description="`, []wantErr{{12, "jsonschema option description= is empty"}}},
 
 		// Duplicates.
@@ -192,6 +195,7 @@ func TestParseTagErrors(t *testing.T) {
 		{`jsonschema_description:"b" jsonschema:"description=a"`, []wantErr{{39, "has both jsonschema_description and jsonschema description="}}},
 		{`jsonschema_description:"a" jsonschema_description:"b"`, []wantErr{{27, "duplicate jsonschema_description tag"}}},
 		{`jsonschema_description:""`, []wantErr{{0, `jsonschema_description is empty; write jsonschema_description:"TEXT" or remove the tag`}}},
+		{`jsonschema_description:"\xff"`, []wantErr{{24, `jsonschema_description "\xff" is not valid UTF-8; write the text in UTF-8`}}},
 
 		// Extras.
 		{`jsonschema_extras:"a=b"`, []wantErr{{19, "jsonschema_extras adds keywords, and the schema subset accepts no extra keywords; remove the tag"}}},

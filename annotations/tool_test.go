@@ -61,6 +61,8 @@ func TestParseToolErrors(t *testing.T) {
 	}{
 		{"presentcall=f", []wantErr{{0, "unknown option presentcall=; did you mean present_call=?"}}},
 		{"Timeout=1s", []wantErr{{0, "did you mean timeout=?"}}},
+		{"nmae=x", []wantErr{{0, "unknown option nmae=; did you mean name=?"}}},
+		{"timoeut=1s", []wantErr{{0, "did you mean timeout=?"}}},
 		{"frob=1", []wantErr{{0, "unknown option frob=; the options are name=, timeout=, concurrency=, render=, meta=, present_call=, present_result= and finalize="}}},
 		{"timeout=1s timeout=2s", []wantErr{{11, "duplicate option timeout=; give each option once"}}},
 		{"timeout=x timeout=2s", []wantErr{{8, "timeout=x is not a Go duration"}, {10, "duplicate option timeout="}}},

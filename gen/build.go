@@ -39,6 +39,10 @@ type builder struct {
 	parsed map[string]bool
 	// consumed marks the directive comments that belong to a declaration.
 	consumed map[*ast.Comment]bool
+	// maybeTool is set when a misspelled, misplaced or malformed directive
+	// was reported that may have been meant as a //toolgen:tool, so that
+	// a package without tools is not reported a second time for it.
+	maybeTool bool
 
 	dirs  map[*types.TypeName]*typeDirectives
 	types map[types.Type]*Type
@@ -53,8 +57,9 @@ type typeDirectives struct {
 	schema   *schemasubset.Node
 	pos      token.Pos
 	// invalid is set when a //toolgen:oneof or //toolgen:schema directive
-	// was reported as malformed; the type is then not mapped, so that one
-	// mistake gives one diagnostic.
+	// was reported as malformed beyond use (a schema that does not parse,
+	// fewer than two valid variants); the type is then not mapped, so
+	// that one mistake gives one diagnostic.
 	invalid bool
 }
 
@@ -97,15 +102,24 @@ func (b *builder) build() *Package {
 		if t == nil {
 			continue
 		}
+		// A name given with name= is reported at its value, a derived one
+		// at the function's name.
+		namePos := d.fn.Name.Pos()
+		if opts, _ := annotations.ParseTool(d.dir.Args); opts.Name.Set {
+			namePos = d.comment.Slash + token.Pos(d.dir.ArgsOffset+opts.Name.Offset)
+		}
 		if prev, dup := names[t.Name]; dup {
-			b.diags.errorf(d.fn.Name.Pos(), "tool name %q is already used by the tool at %s; give one of them another name=", t.Name, b.short(prev))
+			b.diags.errorf(namePos, "tool name %q is already used by the tool at %s; give one of them another name=", t.Name, b.short(prev))
 			continue
 		}
-		names[t.Name] = d.fn.Name.Pos()
+		names[t.Name] = namePos
+		if t.ParamsSchema == nil {
+			continue // its types could not be mapped, which was reported
+		}
 		m.Tools = append(m.Tools, t)
 	}
 	b.checkDirectiveTypes()
-	if len(decls) == 0 && len(b.pkg.Syntax) > 0 {
+	if len(decls) == 0 && len(b.pkg.Syntax) > 0 && !b.maybeTool {
 		f := b.pkg.Syntax[0]
 		b.diags.errorf(f.Name.Pos(), "package %s has no //toolgen:tool functions; mark a function with //toolgen:tool in its doc comment", b.pkg.Name)
 	}
@@ -126,6 +140,11 @@ func (b *builder) checkDirectiveTypes() {
 				ts := spec.(*ast.TypeSpec)
 				tn, ok := b.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
 				if !ok || ts.TypeParams != nil || b.typeDirectivesOf(tn) == nil {
+					continue
+				}
+				if tn.IsAlias() {
+					// Fields of the alias's type never see its directives.
+					b.diags.errorf(ts.Name.Pos(), "type %s is an alias, and directives apply only to defined types; declare it without '=' (type %s %s) or put the directives on the aliased type", tn.Name(), tn.Name(), b.typeString(types.Unalias(tn.Type())))
 					continue
 				}
 				b.mapType(tn.Type(), site{path: tn.Name(), pos: ts.Name.Pos()}, false)
@@ -239,6 +258,7 @@ func (b *builder) toolDecls(f *ast.File) []toolDecl {
 				b.consumed[c] = true
 				if e := annotations.CheckDirectiveName(dir); e != nil {
 					b.diags.errorf(c.Slash+token.Pos(e.Offset), "%s", e.Message)
+					b.maybeTool = true
 					continue
 				}
 				switch {
@@ -289,10 +309,12 @@ func (b *builder) genDeclDirectives(gd *ast.GenDecl) {
 			b.consumed[c] = true
 			if e := annotations.CheckDirectiveName(dir); e != nil {
 				b.diags.errorf(c.Slash+token.Pos(e.Offset), "%s", e.Message)
+				b.maybeTool = true
 				continue
 			}
 			if dir.Name == annotations.DirectiveTool {
 				b.diags.errorf(c.Slash, "//toolgen:tool belongs in the doc comment of a function")
+				b.maybeTool = true
 				continue
 			}
 			if gd.Tok != token.TYPE {
@@ -317,13 +339,16 @@ func (b *builder) strayDirectives(f *ast.File) {
 			if dir, ok := annotations.ParseDirective(c.Text); ok {
 				if e := annotations.CheckDirectiveName(dir); e != nil {
 					b.diags.errorf(c.Slash+token.Pos(e.Offset), "%s", e.Message)
+					b.maybeTool = true
 					continue
 				}
 				b.diags.errorf(c.Slash, "//toolgen:%s is not in the doc comment of a declaration; put it directly above the %s it applies to", dir.Name, directiveTarget(dir.Name))
+				b.maybeTool = b.maybeTool || dir.Name == annotations.DirectiveTool
 				continue
 			}
 			if annotations.LooksLikeDirective(c.Text) {
 				b.diags.errorf(c.Slash, "%q is not a directive; write //toolgen:NAME with no space after //", strings.TrimSpace(c.Text))
+				b.maybeTool = true
 			}
 		}
 	}
@@ -349,6 +374,7 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 		return nil
 	}
 	var td *typeDirectives
+	seenOneOf, seenSchema := false, false
 	for _, c := range docComments(b.docs[ts]) {
 		dir, ok := annotations.ParseDirective(c.Text)
 		if !ok || dir.Name == annotations.DirectiveTool || annotations.CheckDirectiveName(dir) != nil {
@@ -366,27 +392,32 @@ func (b *builder) typeDirectivesOf(tn *types.TypeName) *typeDirectives {
 		switch dir.Name {
 		case annotations.DirectiveOpen:
 			if td.open {
-				b.diags.errorf(c.Slash, "duplicate //toolgen:open directive")
+				b.diags.errorf(c.Slash, "duplicate //toolgen:open directive; give it once")
 			}
 			report(annotations.ParseOpen(dir.Args))
 			td.open = true
 		case annotations.DirectiveOneOf:
-			if td.oneOf != nil {
+			if seenOneOf {
 				b.diags.errorf(c.Slash, "duplicate //toolgen:oneof directive; list every variant on one line")
 				continue
 			}
+			seenOneOf = true
 			vs, errs := annotations.ParseOneOf(dir.Args)
 			report(errs)
-			if len(errs) == 0 {
+			// With two or more valid variants left, the type is still
+			// mapped, so that the variants' own problems are reported in
+			// the same run.
+			if len(vs) >= 2 {
 				td.oneOf, td.oneOfPos = vs, argPos
 			} else {
 				td.invalid = true
 			}
 		case annotations.DirectiveSchema:
-			if td.schema != nil {
-				b.diags.errorf(c.Slash, "duplicate //toolgen:schema directive")
+			if seenSchema {
+				b.diags.errorf(c.Slash, "duplicate //toolgen:schema directive; give the type one schema")
 				continue
 			}
+			seenSchema = true
 			n, errs := annotations.ParseSchema(dir.Args)
 			report(errs)
 			if len(errs) == 0 {

@@ -181,10 +181,11 @@ func describe(n *schemasubset.Node) string {
 	return strings.Join(parts, " ")
 }
 
-// values lists a property's enum or const, or its items' enum.
+// values lists a property's enum or const, or its items' enum at any
+// array depth.
 func values(n *schemasubset.Node) string {
 	u := unwrapNullable(n)
-	if u.Type() == schemasubset.TypeArray && u.Items() != nil {
+	for u.Type() == schemasubset.TypeArray && u.Items() != nil {
 		u = unwrapNullable(u.Items())
 	}
 	if c, ok := u.Const(); ok {

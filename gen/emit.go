@@ -107,9 +107,21 @@ func typeExpr(t *Type) jen.Code {
 		return jen.Index().Add(typeExpr(t.Elem))
 	case t.Kind == KindPointer:
 		return jen.Op("*").Add(typeExpr(t.Elem))
+	case t.Spelling != nil:
+		// An unnamed struct: its source text, with the names of other
+		// packages qualified so that their imports are written.
+		s := jen.Null()
+		for _, p := range t.Spelling {
+			if p.Ident.IsZero() {
+				s.Op(p.Text)
+			} else {
+				s.Qual(p.Ident.ImportPath, p.Ident.Name)
+			}
+		}
+		return s
 	}
-	// Predeclared types: the only unnamed types left once unnamed structs
-	// and interfaces have been rejected.
+	// Predeclared types: the only unnamed types left once unnamed
+	// interfaces have been rejected.
 	return jen.Id(t.GoString)
 }
 

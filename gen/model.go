@@ -182,6 +182,19 @@ type Type struct {
 	// UnmarshalJSON and UnmarshalText say which decoding method a
 	// KindCustom or KindText type has (on its pointer receiver).
 	UnmarshalJSON, UnmarshalText bool
+	// Spelling is an unnamed struct type as Go source spells it, split
+	// into text and the package-qualified names it refers to, so that the
+	// emitters can import their packages.
+	Spelling []SpellingPart
+}
+
+// SpellingPart is a piece of a type's spelling: Text verbatim, or the
+// qualified name Ident.
+type SpellingPart struct {
+	// Text is source text, when Ident is zero.
+	Text string
+	// Ident is a name of another package.
+	Ident GoIdent
 }
 
 // EnumConst is one package constant of an enum type.

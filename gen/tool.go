@@ -13,7 +13,8 @@ import (
 const wantToolSig = "func(context.Context, P) (O, error) or func(context.Context, P, *runtime.RunContext) (O, error)"
 
 // tool checks one tool function and builds its model; nil after reporting
-// why it cannot be one.
+// why it cannot be one. A tool whose types could not be mapped is still
+// returned, without schemas, so that its name is checked too.
 func (b *builder) tool(d toolDecl) *Tool {
 	fn := d.fn
 	at := fn.Name.Pos()
@@ -50,11 +51,15 @@ func (b *builder) tool(d toolDecl) *Tool {
 		return nil
 	}
 	if !isStruct(pt) {
-		b.diags.errorf(at, "parameter type %s must be a struct", b.typeString(pt))
+		b.diags.errorf(at, "parameter type %s must be a struct, because a tool's arguments are a JSON object; declare type %sArgs struct{...} with the parameters as fields", b.typeString(pt), fn.Name.Name)
 		return nil
 	}
 	if _, named := pt.(*types.Named); !named {
 		b.diags.errorf(at, "parameter type must be a named struct type; declare type %sArgs struct{...}", fn.Name.Name)
+		return nil
+	}
+	if why := b.ownWireForm(pt.(*types.Named)); why != "" {
+		b.diags.errorf(at, "parameter type %s %s, so it is not decoded as the object of its fields; take a plain struct whose fields are the parameters", b.typeString(pt), why)
 		return nil
 	}
 	ot := results.At(0).Type()
@@ -72,27 +77,28 @@ func (b *builder) tool(d toolDecl) *Tool {
 		b.diags.errorf(at, "the tool name %q derived from %s is not 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'; give one with name=", t.Name, fn.Name.Name)
 	}
 	if t.Description == "" {
-		b.diags.errorf(at, "tool function %s has no doc comment; models choose tools by their description, so describe what %s does", fn.Name.Name, t.Name)
+		b.diags.errorf(at, "tool function %s has no doc comment besides its directives; models choose tools by their description, so describe what %s does", fn.Name.Name, t.Name)
 	}
 	t.Timeout = opts.TimeoutValue
 
 	var ok1, ok2 bool
 	t.Params, ok1 = b.mapType(pt, site{path: b.typeString(pt), pos: at}, true)
 	t.Output, ok2 = b.mapType(ot, site{path: "output of " + t.Func, pos: at}, false)
-	if !ok1 || !ok2 {
-		return nil
+	if ok1 && ok2 {
+		t.ParamsSchema = objectSchema(t.Params.Fields, true)
+		t.OutputSchema = t.Output.Schema
+		if err := schemasubset.AssertObject(t.ParamsSchema); err != nil {
+			b.diags.errorf(at, "parameter schema of %s is not supported: %v", t.Name, err)
+		}
+		if err := schemasubset.AssertSupported(t.OutputSchema); err != nil {
+			b.diags.errorf(at, "output schema of %s is not supported: %v", t.Name, err)
+		}
 	}
-	t.ParamsSchema = objectSchema(t.Params.Fields, true)
-	t.OutputSchema = t.Output.Schema
-	if err := schemasubset.AssertObject(t.ParamsSchema); err != nil {
-		b.diags.errorf(at, "parameter schema of %s is not supported: %v", t.Name, err)
-	}
-	if err := schemasubset.AssertSupported(t.OutputSchema); err != nil {
-		b.diags.errorf(at, "output schema of %s is not supported: %v", t.Name, err)
-	}
+	// The functions named by options are checked even when a type could
+	// not be mapped, so that all of a tool's problems come in one run.
 
-	rt := func(name string) string { return runtimePath + "." + name }
-	P, O := b.fullString(pt), b.fullString(ot)
+	rt := func(prefix, name string) sigType { return sigType{s: prefix + runtimePath + "." + name} }
+	P, O := sigType{t: pt}, sigType{t: ot}
 	switch opts.Concurrency.Text {
 	case "":
 	case "safe":
@@ -100,22 +106,22 @@ func (b *builder) tool(d toolDecl) *Tool {
 	case "exclusive":
 		t.Concurrency = Concurrency{Kind: ConcurrencyExclusive}
 	default:
-		if b.checkFunc(argPos, "concurrency", opts.Concurrency, []string{P}, []string{"bool"}) {
+		if b.checkFunc(argPos, "concurrency", opts.Concurrency, []sigType{P}, []sigType{{s: "bool"}}) {
 			t.Concurrency = Concurrency{Kind: ConcurrencyFunc, Func: opts.Concurrency.Text}
 		}
 	}
 	named := []struct {
 		key  string
 		v    annotations.Value
-		in   []string
-		out  []string
+		in   []sigType
+		out  []sigType
 		dest *string
 	}{
-		{"render", opts.Render, []string{P, O}, []string{"[]" + rt("ContentBlock")}, &t.Render},
-		{"meta", opts.Meta, []string{P, O}, []string{jsonvaluePath + ".Value"}, &t.Meta},
-		{"present_call", opts.PresentCall, []string{P}, []string{"*" + rt("ToolCallView")}, &t.PresentCall},
-		{"present_result", opts.PresentResult, []string{P, rt("ToolResult")}, []string{"*" + rt("ToolResultView")}, &t.PresentResult},
-		{"finalize", opts.Finalize, []string{rt("Execution"), rt("Result")}, []string{"[]" + rt("ContentBlock")}, &t.Finalize},
+		{"render", opts.Render, []sigType{P, O}, []sigType{rt("[]", "ContentBlock")}, &t.Render},
+		{"meta", opts.Meta, []sigType{P, O}, []sigType{{s: jsonvaluePath + ".Value"}}, &t.Meta},
+		{"present_call", opts.PresentCall, []sigType{P}, []sigType{rt("*", "ToolCallView")}, &t.PresentCall},
+		{"present_result", opts.PresentResult, []sigType{P, rt("", "ToolResult")}, []sigType{rt("*", "ToolResultView")}, &t.PresentResult},
+		{"finalize", opts.Finalize, []sigType{rt("", "Execution"), rt("", "Result")}, []sigType{rt("[]", "ContentBlock")}, &t.Finalize},
 	}
 	for _, n := range named {
 		if n.v.Set && b.checkFunc(argPos, n.key, n.v, n.in, n.out) {
@@ -125,12 +131,48 @@ func (b *builder) tool(d toolDecl) *Tool {
 	return t
 }
 
+// sigType is a parameter or result type a directive option's function
+// must have: the tool's own parameter or output type t, compared by
+// identity (so aliases match), or a type s spelled with full import paths,
+// such as "[]github.com/toolgen-go/toolgen/runtime.ContentBlock", which an
+// alias of it or of its element matches too.
+type sigType struct {
+	t types.Type
+	s string
+}
+
+// matches reports whether got is the type st stands for.
+func (b *builder) matches(st sigType, got types.Type) bool {
+	if st.t != nil {
+		return types.Identical(got, st.t)
+	}
+	got = types.Unalias(got)
+	prefix := ""
+	switch g := got.(type) {
+	case *types.Pointer:
+		prefix, got = "*", g.Elem()
+	case *types.Slice:
+		prefix, got = "[]", g.Elem()
+	}
+	return prefix+b.fullString(types.Unalias(got)) == st.s
+}
+
 // checkFunc checks that the function named by a directive option exists in
-// the package with the signature func(in...) (out...), whose types are
-// spelled with full import paths.
-func (b *builder) checkFunc(argPos token.Pos, key string, v annotations.Value, in, out []string) bool {
+// the package with the signature func(in...) (out...).
+func (b *builder) checkFunc(argPos token.Pos, key string, v annotations.Value, in, out []sigType) bool {
 	pos := argPos + token.Pos(v.Offset)
-	want := "func(" + b.shorten(strings.Join(in, ", ")) + ") " + b.shorten(strings.Join(out, ", "))
+	spell := func(ts []sigType) string {
+		var parts []string
+		for _, st := range ts {
+			if st.t != nil {
+				parts = append(parts, b.typeString(st.t))
+			} else {
+				parts = append(parts, b.shorten(st.s))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	want := "func(" + spell(in) + ") " + spell(out)
 	obj := b.pkg.Types.Scope().Lookup(v.Text)
 	fn, ok := obj.(*types.Func)
 	if !ok {
@@ -138,16 +180,24 @@ func (b *builder) checkFunc(argPos token.Pos, key string, v annotations.Value, i
 		if obj != nil {
 			what = "a " + objectKind(obj)
 		}
-		b.diags.errorf(pos, "%s=%s: %s names %s in package %s; want a function %s", key, v.Text, v.Text, what, b.pkg.Name, want)
+		alt := ""
+		if key == "concurrency" {
+			alt = "concurrency=safe, concurrency=exclusive or "
+		}
+		b.diags.errorf(pos, "%s=%s: %s names %s in package %s; want %sa function %s", key, v.Text, v.Text, what, b.pkg.Name, alt, want)
 		return false
 	}
 	sig := fn.Type().(*types.Signature)
 	match := !sig.Variadic() && sig.TypeParams().Len() == 0 && sig.Params().Len() == len(in) && sig.Results().Len() == len(out)
 	for i := 0; match && i < len(in); i++ {
-		match = b.fullString(sig.Params().At(i).Type()) == in[i]
+		match = b.matches(in[i], sig.Params().At(i).Type())
 	}
 	for i := 0; match && i < len(out); i++ {
-		match = b.fullString(sig.Results().At(i).Type()) == out[i]
+		match = b.matches(out[i], sig.Results().At(i).Type())
+	}
+	if !match && sig.TypeParams().Len() > 0 {
+		b.diags.errorf(pos, "%s=%s: %s is generic; want a non-generic function %s", key, v.Text, v.Text, want)
+		return false
 	}
 	if !match {
 		b.diags.errorf(pos, "%s=%s: %s has signature %s; want %s", key, v.Text, v.Text, b.sigString(sig), want)
@@ -240,6 +290,32 @@ func isNamed(t types.Type, path, name string) bool {
 func isPointerTo(t types.Type, path, name string) bool {
 	p, ok := types.Unalias(t).(*types.Pointer)
 	return ok && isNamed(p.Elem(), path, name)
+}
+
+// ownWireForm says why a struct type has a wire form of its own rather
+// than the object of its fields, in mapType's order; "" when it has none.
+func (b *builder) ownWireForm(t *types.Named) string {
+	switch {
+	case b.typeDirectivesOf(t.Obj()) != nil && b.typeDirectivesOf(t.Obj()).schema != nil:
+		return "declares its schema with //toolgen:schema"
+	case isNamed(t, "time", "Time"):
+		return "is time.Time, a string on the wire"
+	case hasByteMethod(t, "UnmarshalJSON"):
+		return "implements json.Unmarshaler" + promotedHint(t, "UnmarshalJSON")
+	case hasByteMethod(t, "UnmarshalText"):
+		return "implements encoding.TextUnmarshaler, a string on the wire" + promotedHint(t, "UnmarshalText")
+	}
+	return ""
+}
+
+// promotedHint names the embedded field a method is promoted from.
+func promotedHint(t types.Type, method string) string {
+	_, index, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, method)
+	st, ok := t.Underlying().(*types.Struct)
+	if len(index) < 2 || !ok {
+		return ""
+	}
+	return " (through its embedded field " + st.Field(index[0]).Name() + ", whose methods are promoted: give that field a name)"
 }
 
 // isStruct reports whether t's underlying type is a struct.

@@ -2,13 +2,17 @@ package gen
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"math/big"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/toolgen-go/toolgen/annotations"
 	"github.com/toolgen-go/toolgen/internal/gosrc"
@@ -28,11 +32,20 @@ func (s site) field(name string, pos token.Pos) site {
 	if !pos.IsValid() {
 		pos = s.pos
 	}
-	return site{path: s.path + "." + name, pos: pos}
+	return site{path: s.base() + "." + name, pos: pos}
 }
 
 // elem returns the site of a slice's elements.
-func (s site) elem() site { return site{path: s.path + "[]", pos: s.pos} }
+func (s site) elem() site { return site{path: s.base() + "[]", pos: s.pos} }
+
+// base is the path to extend with a field or element: a root path in
+// words, such as "output of ReadFile", is put in parentheses.
+func (s site) base() string {
+	if strings.Contains(s.path, " ") && !strings.HasPrefix(s.path, "(") {
+		return "(" + s.path + ")"
+	}
+	return s.path
+}
 
 // mapType maps a Go type to its model and schema. It reports every problem
 // and returns false when the type cannot be mapped. root is set for a
@@ -84,6 +97,27 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 			return nil, false
 		}
 	}
+	if dirs != nil && (dirs.open || dirs.oneOf != nil) {
+		// A type with a wire form of its own is never the object of its
+		// fields nor a oneOf of variants.
+		own := ""
+		switch {
+		case dirs.schema != nil:
+			own = "its //toolgen:schema"
+		case hasByteMethod(t, "UnmarshalJSON"):
+			own = "its own (it has an UnmarshalJSON method)"
+		case hasByteMethod(t, "UnmarshalText"):
+			own = "a string (it has an UnmarshalText method)"
+		}
+		for _, d := range []struct {
+			name string
+			set  bool
+		}{{annotations.DirectiveOpen, dirs.open}, {annotations.DirectiveOneOf, dirs.oneOf != nil}} {
+			if d.set && own != "" {
+				b.diags.errorf(dirs.pos, "//toolgen:%s has no effect on %s, whose wire form is %s; remove the directive", d.name, m.GoString, own)
+			}
+		}
+	}
 
 	switch {
 	case dirs != nil && dirs.schema != nil:
@@ -91,7 +125,7 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 		m.UnmarshalJSON = hasByteMethod(t, "UnmarshalJSON")
 		m.UnmarshalText = hasByteMethod(t, "UnmarshalText")
 		if !m.UnmarshalJSON && !m.UnmarshalText {
-			b.diags.errorf(dirs.pos, "type %s has //toolgen:schema but no UnmarshalJSON or UnmarshalText method; add one on *%s so the decoder can read it", m.GoString, named.Obj().Name())
+			b.diags.errorf(dirs.pos, "type %s has //toolgen:schema but no UnmarshalJSON([]byte) error or UnmarshalText([]byte) error method; add one on *%s so the decoder can read it", m.GoString, named.Obj().Name())
 			return nil, false
 		}
 		m.Schema = dirs.schema
@@ -106,9 +140,17 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 		m.Kind, m.Schema = KindTime, schemasubset.String()
 		return m, true
 	case hasByteMethod(t, "UnmarshalJSON"):
+		if hint := promotedHint(t, "UnmarshalJSON"); hint != "" {
+			b.diags.errorf(at.pos, "%s: %s implements json.Unmarshaler%s, so encoding/json reads it through that method and never sees its other fields", at.path, m.GoString, hint)
+			return nil, false
+		}
 		b.diags.errorf(at.pos, "%s: %s implements json.Unmarshaler, so its wire form is its own; declare its schema with //toolgen:schema {...} on the type declaration", at.path, m.GoString)
 		return nil, false
 	case hasByteMethod(t, "UnmarshalText"):
+		if hint := promotedHint(t, "UnmarshalText"); hint != "" {
+			b.diags.errorf(at.pos, "%s: %s implements encoding.TextUnmarshaler%s, so encoding/json reads it from a string and never sees its other fields", at.path, m.GoString, hint)
+			return nil, false
+		}
 		m.Kind, m.Schema, m.UnmarshalText = KindText, schemasubset.String(), true
 		return m, true
 	}
@@ -134,6 +176,9 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 		}
 		m.Fields = fields
 		m.Schema = objectSchema(fields, m.Open)
+		if named == nil {
+			m.Spelling = b.spelling(t)
+		}
 		return m, true
 	case *types.Slice:
 		if eb, ok := types.Unalias(u.Elem()).Underlying().(*types.Basic); ok && eb.Kind() == types.Uint8 {
@@ -165,13 +210,45 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 	case *types.Map:
 		return b.unsupported(m, at, "a map has no schema in the subset; use a slice of structs with explicit key and value fields, or jsonvalue.Value for free-form JSON")
 	case *types.Chan:
-		return b.unsupported(m, at, "a channel has no JSON form; remove the field or skip it with json:\"-\"")
+		return b.unsupported(m, at, "a channel has no JSON form; use a type that has one, or skip the field with json:\"-\"")
 	case *types.Signature:
-		return b.unsupported(m, at, "a function has no JSON form; remove the field or skip it with json:\"-\"")
+		return b.unsupported(m, at, "a function has no JSON form; use a type that has one, or skip the field with json:\"-\"")
 	case *types.Array:
 		return b.unsupported(m, at, fmt.Sprintf("fixed-size arrays are not supported; use a slice ([]%s)", b.typeString(u.Elem())))
 	}
 	return b.unsupported(m, at, "this type has no schema in the subset")
+}
+
+// spelling splits the source form of t into text and the names it refers
+// to in other packages: the qualifier marks each package reference, and the
+// name that follows it is cut out as an identifier.
+func (b *builder) spelling(t types.Type) []SpellingPart {
+	var pkgs []*types.Package
+	s := types.TypeString(t, func(p *types.Package) string {
+		if p == b.pkg.Types {
+			return ""
+		}
+		pkgs = append(pkgs, p)
+		return fmt.Sprintf("\x00%d\x01", len(pkgs)-1)
+	})
+	var parts []SpellingPart
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], 1)
+		var n int
+		fmt.Sscanf(s[i+1:i+j], "%d", &n)
+		rest := s[i+j+2:] // the marker, then "."
+		k := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+		if k < 0 {
+			k = len(rest)
+		}
+		parts = append(parts, SpellingPart{Text: s[:i]}, SpellingPart{Ident: GoIdent{ImportPath: pkgs[n].Path(), Name: rest[:k]}})
+		s = rest[k:]
+	}
+	return append(parts, SpellingPart{Text: s})
 }
 
 // unsupported reports a type the subset cannot describe, with the advice
@@ -202,7 +279,7 @@ func (b *builder) mapBasic(m *Type, t types.Type, u *types.Basic, at site) (*Typ
 	case info&types.IsComplex != 0:
 		return b.unsupported(m, at, "complex numbers have no JSON form; use two float64 fields")
 	default:
-		return b.unsupported(m, at, "this basic type has no JSON form")
+		return b.unsupported(m, at, "this basic type has no JSON form; use a type that has one, or skip the field with json:\"-\"")
 	}
 	if named, ok := t.(*types.Named); ok && (m.Kind == KindString || m.Kind == KindInt || m.Kind == KindUint) {
 		m.Enum = b.enumConsts(named)
@@ -312,7 +389,8 @@ func (b *builder) mapOneOf(m *Type, named *types.Named, iface *types.Interface, 
 	pkg := named.Obj().Pkg()
 	ok := true
 	var branches []*schemasubset.Node
-	for _, v := range dirs.oneOf {
+	var variantIndex []int // index in dirs.oneOf of each mapped variant
+	for vi, v := range dirs.oneOf {
 		pos := dirs.oneOfPos + token.Pos(v.Offset)
 		tn, isType := pkg.Scope().Lookup(v.Name).(*types.TypeName)
 		if !isType {
@@ -331,7 +409,11 @@ func (b *builder) mapOneOf(m *Type, named *types.Named, iface *types.Interface, 
 			ok = false
 			continue
 		}
-		vm, vok := b.mapType(vt, site{path: at.path + "(" + v.Name + ")", pos: tn.Pos()}, false)
+		vpos := tn.Pos()
+		if ts, ok := b.lookupSyntax(tn.Pos(), tn.Name()).(*ast.TypeSpec); ok {
+			vpos = ts.Name.Pos()
+		}
+		vm, vok := b.mapType(vt, site{path: at.base() + "(" + v.Name + ")", pos: vpos}, false)
 		if !vok {
 			ok = false
 			continue
@@ -339,6 +421,18 @@ func (b *builder) mapOneOf(m *Type, named *types.Named, iface *types.Interface, 
 		variant.Type = vm
 		m.Variants = append(m.Variants, variant)
 		branches = append(branches, vm.Schema)
+		variantIndex = append(variantIndex, vi)
+	}
+	// Variants of one schema can never be told apart: every value that
+	// matches one matches both, and a oneOf needs exactly one match.
+	for j := range m.Variants {
+		for i := range j {
+			if branches[i].Equal(branches[j]) {
+				b.diags.errorf(dirs.oneOfPos+token.Pos(dirs.oneOf[variantIndex[j]].Offset), "//toolgen:oneof: variants %s and %s have the same schema, so no value matches exactly one of them; give them different fields, such as a const kind field, or list only one", dirs.oneOf[variantIndex[i]].Name, dirs.oneOf[variantIndex[j]].Name)
+				ok = false
+				break
+			}
+		}
 	}
 	if !ok {
 		return nil, false
@@ -417,7 +511,7 @@ func (b *builder) structFields(st *types.Struct, at site) ([]*Field, bool) {
 				for _, i := range top {
 					where = append(where, fieldPath(cands[i].field))
 				}
-				b.diags.at(cands[top[1]].field.Pos, fmt.Sprintf("%s: fields %s all have the JSON name %q at the same depth, so encoding/json would drop them all; rename all but one with a json tag", at.path, strings.Join(where, " and "), name))
+				b.diags.at(b.conflictPos(st, cands[top[0]].field, cands[top[1]].field), fmt.Sprintf("%s: fields %s all have the JSON name %q at the same depth, so encoding/json would drop them all; rename all but one with a json tag", at.path, strings.Join(where, " and "), name))
 				ok = false
 				continue
 			}
@@ -432,6 +526,22 @@ func (b *builder) structFields(st *types.Struct, at site) ([]*Field, bool) {
 		}
 	}
 	return out, ok
+}
+
+// conflictPos is where two fields of one JSON name in st are reported: at
+// the second one's embedded field of st, when they come through different
+// embedded fields (the embedding makes the conflict, and the fields may be
+// declared in another package), else at the second field itself.
+func (b *builder) conflictPos(st *types.Struct, first, second *Field) token.Position {
+	if len(second.Path) == 0 || len(first.Path) > 0 && first.Path[0].GoName == second.Path[0].GoName {
+		return second.Pos
+	}
+	for i := range st.NumFields() {
+		if v := st.Field(i); v.Embedded() && v.Name() == second.Path[0].GoName {
+			return b.fset.Position(b.fieldPos(v, b.fieldSyntax(v)))
+		}
+	}
+	return second.Pos
 }
 
 // fieldPath spells a field with the embedded fields leading to it.
@@ -455,8 +565,13 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 	for i := range st.NumFields() {
 		v := st.Field(i)
 		syn := b.fieldSyntax(v)
-		tag, tagOK := b.parseTag(st.Tag(i), syn, v.Pos())
+		vpos := b.fieldPos(v, syn)
+		tag, tagOK := b.parseTag(st.Tag(i), syn, vpos)
 		if !tagOK {
+			ok = false
+		}
+		if tag.JSON.Skip && tag.Schema.Present && !tag.Schema.Skip {
+			b.diags.errorf(vpos, "%s: field %s is skipped with json:\"-\", so its jsonschema tag has no effect; remove the jsonschema tag, or give the field a json name", at.path, v.Name())
 			ok = false
 		}
 		if tag.JSON.Skip || tag.Schema.Skip {
@@ -470,7 +585,7 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 			}
 			if est, isStruct := ft.Underlying().(*types.Struct); isStruct {
 				if ptr && !v.Exported() {
-					b.diags.errorf(v.Pos(), "%s: embedded pointer to unexported struct %s cannot be filled by a decoder; embed it by value or export it", at.path, b.typeString(ft))
+					b.diags.errorf(vpos, "%s: embedded pointer to unexported struct %s cannot be filled by a decoder; embed it by value or export it", at.path, b.typeString(ft))
 					ok = false
 					continue
 				}
@@ -480,9 +595,13 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 				}
 				if n, isNamed := ft.(*types.Named); isNamed {
 					if d := b.typeDirectivesOf(n.Obj()); d != nil && d.open {
-						b.diags.errorf(v.Pos(), "%s: embedded struct %s is //toolgen:open, but its fields are flattened into the enclosing object; give the field a json name to keep it a nested open object", at.path, b.typeString(ft))
+						b.diags.errorf(vpos, "%s: embedded struct %s is //toolgen:open, but its fields are flattened into the enclosing object; give the field a json name to keep it a nested open object", at.path, b.typeString(ft))
 						ok = false
 					}
+				}
+				if tag.Schema.Present {
+					b.diags.errorf(vpos, "%s: the jsonschema tag of embedded struct %s has no effect, because its fields are flattened into the enclosing object; move the options to its fields, or give the field a json name to keep it a nested object", at.path, b.typeString(ft))
+					ok = false
 				}
 				if !b.collectFields(est, at, depth+1, append(slices.Clone(via), emb), out, visiting) {
 					ok = false
@@ -490,16 +609,18 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 				continue
 			}
 			if !v.Exported() {
+				ok = b.checkUnexported(v, tag, at, vpos) && ok
 				continue
 			}
 		} else if !v.Exported() {
+			ok = b.checkUnexported(v, tag, at, vpos) && ok
 			continue
 		}
 		name := v.Name()
 		if tag.JSON.Name != "" {
 			name = tag.JSON.Name
 		}
-		fs := at.field(v.Name(), v.Pos())
+		fs := at.field(v.Name(), vpos)
 		ft, tok := b.mapType(v.Type(), fs, false)
 		if !tok {
 			ok = false
@@ -512,7 +633,7 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 			Required: !(tag.JSON.OmitEmpty || tag.JSON.OmitZero) || tag.Schema.Required,
 			Nullable: tag.Schema.Nullable,
 			Type:     ft,
-			Pos:      b.fset.Position(v.Pos()),
+			Pos:      b.fset.Position(vpos),
 		}
 		schema, sok := b.fieldSchema(ft, tag, gosrc.FieldDoc(syn), fs, syn)
 		if !sok {
@@ -523,6 +644,41 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 		*out = append(*out, candidate{field: f, depth: depth, tagged: tag.JSON.Name != ""})
 	}
 	return ok
+}
+
+// checkUnexported reports an unexported field with a json or jsonschema
+// tag: encoding/json ignores unexported fields, so the tag would be
+// silently lost.
+func (b *builder) checkUnexported(v *types.Var, tag annotations.Field, at site, pos token.Pos) bool {
+	key := "json"
+	switch {
+	case tag.JSON.Present:
+	case tag.Schema.Present:
+		key = "jsonschema"
+	default:
+		return true
+	}
+	b.diags.errorf(pos, "%s: unexported field %s has a %s tag, but encoding/json ignores unexported fields; export the field, or remove the tag", at.path, v.Name(), key)
+	return false
+}
+
+// fieldPos is the position of a struct field's name (of its type, for an
+// embedded field) in its syntax when that is available: the positions of
+// packages loaded from export data keep their lines but not always their
+// columns.
+func (b *builder) fieldPos(v *types.Var, syn *ast.Field) token.Pos {
+	if syn == nil {
+		return v.Pos()
+	}
+	for _, name := range syn.Names {
+		if name.Name == v.Name() {
+			return name.Pos()
+		}
+	}
+	if id := gosrc.EmbeddedIdent(syn.Type); len(syn.Names) == 0 && id != nil && id.Name == v.Name() {
+		return id.Pos()
+	}
+	return v.Pos()
 }
 
 // parseTag parses a field's tag, reporting problems at their place in the
@@ -561,6 +717,14 @@ func (b *builder) fieldSchema(ft *Type, tag annotations.Field, doc string, at si
 		val, err := annotations.ScalarJSON(v.Text, t)
 		if err != nil {
 			bad(v, "jsonschema %s: %v", key, err)
+			return nil, false
+		}
+		gt := ft
+		if key == "enum=" && ft.Kind == KindSlice && ft.Elem != nil {
+			gt = ft.Elem
+		}
+		if why := outOfGoRange(val, gt); why != "" {
+			bad(v, "jsonschema %s: %s", key, why)
 			return nil, false
 		}
 		return val, true
@@ -614,6 +778,7 @@ func (b *builder) fieldSchema(ft *Type, tag annotations.Field, doc string, at si
 			}
 		}
 	}
+	noConst := s // for checking the other values when the const is wrong
 	if st.Const.Set {
 		if v, vok := scalar(st.Const, "const=", s.Type()); vok {
 			s = s.WithConst(v)
@@ -623,14 +788,79 @@ func (b *builder) fieldSchema(ft *Type, tag annotations.Field, doc string, at si
 		b.diags.errorf(at.pos, "%s: the field's schema breaks the subset: %v", at.path, err)
 		return nil, false
 	}
+	// A const, default or example that the field's own schema rejects
+	// (one outside its enum) tells a model of a value it cannot send.
+	against := s
+	conforms := func(v annotations.Value, key string, val jsonvalue.Value) bool {
+		var ve *schemasubset.ValidationError
+		if err := schemasubset.Validate(against, val); errors.As(err, &ve) {
+			bad(v, "jsonschema %s%s does not match the field's own schema: %s", key, v.Text, ve.Message)
+			return false
+		}
+		return true
+	}
+	if c, has := s.Const(); has && st.Const.Set && !conforms(st.Const, "const=", c) {
+		// A wrong const is one mistake: check the other values against
+		// the schema without it.
+		against = noConst
+	}
+	if d := s.Default(); d != nil && st.Default.Set {
+		conforms(st.Default, "default=", d)
+	}
+	if s.Examples() != nil {
+		for _, e := range st.Examples {
+			if v, err := annotations.ScalarJSON(e.Text, s.Type()); err == nil {
+				conforms(e, "example=", v)
+			}
+		}
+	}
 	if st.Nullable {
 		if schemasubset.Validate(s, jsonvalue.Null()) == nil {
-			b.diags.errorf(at.pos, "%s: jsonschema nullable: the field's schema already accepts null; drop nullable", at.path)
+			b.diags.errorf(b.tagPos(syn, st.NullableOffset, at.pos), "%s: jsonschema nullable: the field's schema already accepts null; drop nullable", at.path)
 			return nil, false
 		}
 		s = schemasubset.Nullable(s)
 	}
 	return s, ok
+}
+
+// outOfGoRange says why a number value of a tag does not fit the Go
+// integer or float type it would decode into (behind any pointers), so
+// that the schema never offers a value the decoder rejects; "" when it
+// fits.
+func outOfGoRange(val jsonvalue.Value, t *Type) string {
+	for t != nil && t.Kind == KindPointer {
+		t = t.Elem
+	}
+	if t == nil {
+		return ""
+	}
+	text := string(val)
+	switch t.Kind {
+	case KindInt, KindUint:
+		n, ok := new(big.Int).SetString(text, 10)
+		if !ok {
+			return ""
+		}
+		bits := t.Bits
+		if bits == 0 {
+			bits = 64
+		}
+		lo, hi := new(big.Int), new(big.Int).Lsh(big.NewInt(1), uint(bits))
+		if t.Kind == KindInt {
+			hi.Rsh(hi, 1)
+			lo.Neg(hi)
+		}
+		hi.Sub(hi, big.NewInt(1))
+		if n.Cmp(lo) < 0 || n.Cmp(hi) > 0 {
+			return fmt.Sprintf("%s does not fit %s, which holds %s to %s; give a value in that range or use a wider type", text, t.GoString, lo, hi)
+		}
+	case KindFloat:
+		if _, err := strconv.ParseFloat(text, t.Bits); err != nil {
+			return fmt.Sprintf("%s overflows %s; give a smaller value or use a wider type", text, t.GoString)
+		}
+	}
+	return ""
 }
 
 // enumOf returns the constants enum of a type or of the element of a slice

@@ -44,6 +44,10 @@
 //	//toolgen:open on a struct type   | a closed object
 //	embedded fields shadowed by depth | an *Error: invopop flattens embedded
 //	                                  | structs without encoding/json's rules
+//	json:"-," (a member named "-")    | no member: invopop skips the field
+//	jsonschema:"nullable=true"        | not nullable: invopop reads only the
+//	                                  | bare nullable option
+//	example= on a boolean field       | no examples: invopop ignores them
 //
 // Only this package imports invopop/jsonschema; generated code never does.
 package reflecttool
