@@ -131,24 +131,17 @@ func (b *builder) build() *Package {
 // (types the tools use were mapped already, and are not reported twice).
 func (b *builder) checkDirectiveTypes() {
 	for _, f := range b.pkg.Syntax {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
+		for _, ts := range gosrc.TypeSpecs(f) {
+			tn, ok := b.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
+			if !ok || ts.TypeParams != nil || b.typeDirectivesOf(tn) == nil {
 				continue
 			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				tn, ok := b.pkg.TypesInfo.Defs[ts.Name].(*types.TypeName)
-				if !ok || ts.TypeParams != nil || b.typeDirectivesOf(tn) == nil {
-					continue
-				}
-				if tn.IsAlias() {
-					// Fields of the alias's type never see its directives.
-					b.diags.errorf(ts.Name.Pos(), "type %s is an alias, and directives apply only to defined types; declare it without '=' (type %s %s) or put the directives on the aliased type", tn.Name(), tn.Name(), b.typeString(types.Unalias(tn.Type())))
-					continue
-				}
-				b.mapType(tn.Type(), site{path: tn.Name(), pos: ts.Name.Pos()}, false)
+			if tn.IsAlias() {
+				// Fields of the alias's type never see its directives.
+				b.diags.errorf(ts.Name.Pos(), "type %s is an alias, and directives apply only to defined types; declare it without '=' (type %s %s) or put the directives on the aliased type", tn.Name(), tn.Name(), b.typeString(types.Unalias(tn.Type())))
+				continue
 			}
+			b.mapType(tn.Type(), site{path: tn.Name(), pos: ts.Name.Pos()}, false)
 		}
 	}
 }
@@ -180,35 +173,28 @@ func lineKey(p token.Position, name string) string {
 
 // index records the type specs and struct fields of f.
 func (b *builder) index(f *ast.File) {
-	for _, decl := range f.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
-			continue
+	for gd, ts := range gosrc.TypeSpecs(f) {
+		doc := ts.Doc
+		if doc == nil && len(gd.Specs) == 1 && !gd.Lparen.IsValid() {
+			doc = gd.Doc
 		}
-		for _, spec := range gd.Specs {
-			ts := spec.(*ast.TypeSpec)
-			doc := ts.Doc
-			if doc == nil && len(gd.Specs) == 1 && !gd.Lparen.IsValid() {
-				doc = gd.Doc
-			}
-			b.docs[ts] = doc
-			b.syntax[posKey(b.fset.Position(ts.Name.Pos()))] = ts
-			b.syntax[lineKey(b.fset.Position(ts.Name.Pos()), ts.Name.Name)] = ts
-			ast.Inspect(ts.Type, func(n ast.Node) bool {
-				if fl, ok := n.(*ast.Field); ok {
-					for _, name := range fl.Names {
-						b.syntax[posKey(b.fset.Position(name.Pos()))] = fl
-						b.syntax[lineKey(b.fset.Position(name.Pos()), name.Name)] = fl
-					}
-					if id := gosrc.EmbeddedIdent(fl.Type); len(fl.Names) == 0 && id != nil {
-						p := b.fset.Position(id.Pos())
-						b.syntax[posKey(p)] = fl
-						b.syntax[lineKey(p, id.Name)] = fl
-					}
+		b.docs[ts] = doc
+		b.syntax[posKey(b.fset.Position(ts.Name.Pos()))] = ts
+		b.syntax[lineKey(b.fset.Position(ts.Name.Pos()), ts.Name.Name)] = ts
+		ast.Inspect(ts.Type, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.Field); ok {
+				for _, name := range fl.Names {
+					b.syntax[posKey(b.fset.Position(name.Pos()))] = fl
+					b.syntax[lineKey(b.fset.Position(name.Pos()), name.Name)] = fl
 				}
-				return true
-			})
-		}
+				if id := gosrc.EmbeddedIdent(fl.Type); len(fl.Names) == 0 && id != nil {
+					p := b.fset.Position(id.Pos())
+					b.syntax[posKey(p)] = fl
+					b.syntax[lineKey(p, id.Name)] = fl
+				}
+			}
+			return true
+		})
 	}
 }
 

@@ -1,10 +1,13 @@
 // Package gosrc holds the readings of Go syntax that the generator and
-// runtime/reflecttool must agree on: which comment describes a struct
-// field, and which name an embedded field has.
+// runtime/reflecttool must agree on: the type declarations of a file,
+// which comment describes a struct field, and which name an embedded field
+// has.
 package gosrc
 
 import (
 	"go/ast"
+	"go/token"
+	"iter"
 	"strings"
 )
 
@@ -41,4 +44,22 @@ func EmbeddedIdent(e ast.Expr) *ast.Ident {
 		return EmbeddedIdent(x.X)
 	}
 	return nil
+}
+
+// TypeSpecs yields every top-level type declaration of f with the general
+// declaration holding it, in source order.
+func TypeSpecs(f *ast.File) iter.Seq2[*ast.GenDecl, *ast.TypeSpec] {
+	return func(yield func(*ast.GenDecl, *ast.TypeSpec) bool) {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				if !yield(gd, spec.(*ast.TypeSpec)) {
+					return
+				}
+			}
+		}
+	}
 }

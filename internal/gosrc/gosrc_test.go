@@ -44,3 +44,34 @@ type S struct {
 	}
 	assert.Nil(t, EmbeddedIdent(&ast.ArrayType{Elt: ast.NewIdent("x")}))
 }
+
+func TestTypeSpecs(t *testing.T) {
+	src := `package p
+
+type A int
+
+var v = 1
+
+type (
+	B string
+	C struct{}
+)
+
+func f() { type Local int }
+`
+	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	require.NoError(t, err)
+	var names []string
+	var groups []bool
+	for gd, ts := range TypeSpecs(f) {
+		names = append(names, ts.Name.Name)
+		groups = append(groups, gd.Lparen.IsValid())
+	}
+	assert.Equal(t, []string{"A", "B", "C"}, names)
+	assert.Equal(t, []bool{false, true, true}, groups)
+
+	// Stopping early stops the walk.
+	for range TypeSpecs(f) {
+		break
+	}
+}

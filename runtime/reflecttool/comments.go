@@ -71,28 +71,21 @@ func (c *Comments) AddDir(importPath, dir string) error {
 // addFile records the field comments of every struct type declared at the
 // top level of f.
 func (c *Comments) addFile(pkg string, f *ast.File) {
-	for _, decl := range f.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
+	for _, ts := range gosrc.TypeSpecs(f) {
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
 			continue
 		}
-		for _, spec := range gd.Specs {
-			ts := spec.(*ast.TypeSpec)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
+		for _, field := range st.Fields.List {
+			text := gosrc.FieldDoc(field)
+			if text == "" {
 				continue
 			}
-			for _, field := range st.Fields.List {
-				text := gosrc.FieldDoc(field)
-				if text == "" {
-					continue
-				}
-				for _, n := range field.Names {
-					c.fields[pkg+"."+ts.Name.Name+"."+n.Name] = text
-				}
-				if id := gosrc.EmbeddedIdent(field.Type); len(field.Names) == 0 && id != nil {
-					c.fields[pkg+"."+ts.Name.Name+"."+id.Name] = text
-				}
+			for _, n := range field.Names {
+				c.fields[pkg+"."+ts.Name.Name+"."+n.Name] = text
+			}
+			if id := gosrc.EmbeddedIdent(field.Type); len(field.Names) == 0 && id != nil {
+				c.fields[pkg+"."+ts.Name.Name+"."+id.Name] = text
 			}
 		}
 	}
