@@ -293,16 +293,16 @@ func isPointerTo(t types.Type, path, name string) bool {
 }
 
 // ownWireForm says why a struct type has a wire form of its own rather
-// than the object of its fields, in mapType's order; "" when it has none.
+// than the object of its fields; "" when it has none.
 func (b *builder) ownWireForm(t *types.Named) string {
-	switch {
-	case b.typeDirectivesOf(t.Obj()) != nil && b.typeDirectivesOf(t.Obj()).schema != nil:
+	switch b.wireFormOf(t, b.typeDirectivesOf(t.Obj())) {
+	case wireSchema:
 		return "declares its schema with //toolgen:schema"
-	case isNamed(t, "time", "Time"):
+	case wireTime:
 		return "is time.Time, a string on the wire"
-	case hasByteMethod(t, "UnmarshalJSON"):
+	case wireJSON:
 		return "implements json.Unmarshaler" + promotedHint(t, "UnmarshalJSON")
-	case hasByteMethod(t, "UnmarshalText"):
+	case wireText:
 		return "implements encoding.TextUnmarshaler, a string on the wire" + promotedHint(t, "UnmarshalText")
 	}
 	return ""

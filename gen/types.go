@@ -77,6 +77,40 @@ func (b *builder) mapType(t types.Type, at site, root bool) (*Type, bool) {
 	return m, ok
 }
 
+// wireForm says what decides a type's wire form, in the mapping's order
+// of precedence: a declared schema, one of the types with a built-in form,
+// a decoding method, or else the type's Go structure.
+type wireForm uint8
+
+const (
+	wireStructural wireForm = iota // the object, array or scalar of its Go type
+	wireSchema                     // its //toolgen:schema declaration
+	wireRaw                        // json.RawMessage or jsonvalue.Value
+	wireNumber                     // json.Number
+	wireTime                       // time.Time
+	wireJSON                       // an UnmarshalJSON method, with no declared schema
+	wireText                       // an UnmarshalText method
+)
+
+// wireFormOf classifies t, whose type directives are dirs (nil for none).
+func (b *builder) wireFormOf(t types.Type, dirs *typeDirectives) wireForm {
+	switch {
+	case dirs != nil && dirs.schema != nil:
+		return wireSchema
+	case isNamed(t, "encoding/json", "RawMessage") || isNamed(t, jsonvaluePath, "Value"):
+		return wireRaw
+	case isNamed(t, "encoding/json", "Number"):
+		return wireNumber
+	case isNamed(t, "time", "Time"):
+		return wireTime
+	case hasByteMethod(t, "UnmarshalJSON"):
+		return wireJSON
+	case hasByteMethod(t, "UnmarshalText"):
+		return wireText
+	}
+	return wireStructural
+}
+
 func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 	m := &Type{GoString: b.typeString(t)}
 	named, _ := t.(*types.Named)
@@ -101,12 +135,12 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 		// A type with a wire form of its own is never the object of its
 		// fields nor a oneOf of variants.
 		own := ""
-		switch {
-		case dirs.schema != nil:
+		switch b.wireFormOf(t, dirs) {
+		case wireSchema:
 			own = "its //toolgen:schema"
-		case hasByteMethod(t, "UnmarshalJSON"):
+		case wireJSON:
 			own = "its own (it has an UnmarshalJSON method)"
-		case hasByteMethod(t, "UnmarshalText"):
+		case wireText:
 			own = "a string (it has an UnmarshalText method)"
 		}
 		for _, d := range []struct {
@@ -119,8 +153,8 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 		}
 	}
 
-	switch {
-	case dirs != nil && dirs.schema != nil:
+	switch b.wireFormOf(t, dirs) {
+	case wireSchema:
 		m.Kind = KindCustom
 		m.UnmarshalJSON = hasByteMethod(t, "UnmarshalJSON")
 		m.UnmarshalText = hasByteMethod(t, "UnmarshalText")
@@ -130,23 +164,23 @@ func (b *builder) mapUncached(t types.Type, at site, root bool) (*Type, bool) {
 		}
 		m.Schema = dirs.schema
 		return m, true
-	case isNamed(t, "encoding/json", "RawMessage") || isNamed(t, jsonvaluePath, "Value"):
+	case wireRaw:
 		m.Kind, m.Schema = KindRaw, schemasubset.Any()
 		return m, true
-	case isNamed(t, "encoding/json", "Number"):
+	case wireNumber:
 		m.Kind, m.Schema = KindNumber, schemasubset.Number()
 		return m, true
-	case isNamed(t, "time", "Time"):
+	case wireTime:
 		m.Kind, m.Schema = KindTime, schemasubset.String()
 		return m, true
-	case hasByteMethod(t, "UnmarshalJSON"):
+	case wireJSON:
 		if hint := promotedHint(t, "UnmarshalJSON"); hint != "" {
 			b.diags.errorf(at.pos, "%s: %s implements json.Unmarshaler%s, so encoding/json reads it through that method and never sees its other fields", at.path, m.GoString, hint)
 			return nil, false
 		}
 		b.diags.errorf(at.pos, "%s: %s implements json.Unmarshaler, so its wire form is its own; declare its schema with //toolgen:schema {...} on the type declaration", at.path, m.GoString)
 		return nil, false
-	case hasByteMethod(t, "UnmarshalText"):
+	case wireText:
 		if hint := promotedHint(t, "UnmarshalText"); hint != "" {
 			b.diags.errorf(at.pos, "%s: %s implements encoding.TextUnmarshaler%s, so encoding/json reads it from a string and never sees its other fields", at.path, m.GoString, hint)
 			return nil, false
