@@ -91,6 +91,46 @@ func GoFile(p *Package) ([]byte, error) {
 		)
 	}
 
+	c := newCoder()
+	var defs []jen.Code
+	var adapters []jen.Code
+	needRender, needAlways := false, false
+	for _, t := range p.Tools {
+		decls, def := c.adapter(t)
+		adapters = append(adapters, decls...)
+		defs = append(defs, def)
+		needRender = needRender || t.Render == ""
+		needAlways = needAlways || t.Concurrency.Kind == ConcurrencySafe
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	f.Line()
+	f.Comment("Tools returns the package's tools, in source order, ready for")
+	f.Comment("runtime.Runtime.Register. Each call returns new definitions that share")
+	f.Comment("the package's immutable schemas.")
+	f.Func().Id("Tools").Params().Index().Qual(runtimePath, "ToolDefinition").Block(
+		jen.Return(jen.Index().Qual(runtimePath, "ToolDefinition").Custom(fields, defs...)),
+	)
+	for _, d := range adapters {
+		f.Add(d)
+	}
+	for _, d := range c.decls {
+		f.Add(d)
+	}
+	if needRender {
+		f.Line()
+		f.Commentf("%srenderJSON is the default renderer: the value as one JSON text block.", prefix)
+		f.Func().Id(prefix+"renderJSON").Params(jen.Id("_"), jen.Id("value").Qual(jsonvaluePath, "Value")).Params(jen.Index().Qual(runtimePath, "ContentBlock"), jen.Error()).Block(
+			jen.Return(jen.Index().Qual(runtimePath, "ContentBlock").Values(jen.Qual(runtimePath, "Text").Call(jen.String().Call(jen.Id("value")))), jen.Nil()),
+		)
+	}
+	if needAlways {
+		f.Line()
+		f.Commentf("%salways classifies every call of a concurrency=safe tool as parallel.", prefix)
+		f.Func().Id(prefix + "always").Params(jen.Qual(jsonvaluePath, "Value")).Bool().Block(jen.Return(jen.True()))
+	}
+
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("toolgen: formatting the generated file of %s: %w", p.Path, err)

@@ -182,6 +182,15 @@ type Type struct {
 	// UnmarshalJSON and UnmarshalText say which decoding method a
 	// KindCustom or KindText type has (on its pointer receiver).
 	UnmarshalJSON, UnmarshalText bool
+	// MarshalJSON and MarshalText say which encoding method the type has
+	// (on its value or pointer receiver); the output encoder uses them for
+	// KindCustom and KindText types.
+	MarshalJSON, MarshalText bool
+	// IsZeroMethod is set when the type has an IsZero() bool method, which
+	// omitzero consults.
+	IsZeroMethod bool
+	// Comparable is set when values of the type can be compared with ==.
+	Comparable bool
 	// Spelling is an unnamed struct type as Go source spells it, split
 	// into text and the package-qualified names it refers to, so that the
 	// emitters can import their packages.
@@ -225,6 +234,9 @@ type Field struct {
 	Path []Embedded
 	// Required is set when the member must be present.
 	Required bool
+	// OmitEmpty and OmitZero are the json tag's options, which the output
+	// encoder follows as encoding/json does.
+	OmitEmpty, OmitZero bool
 	// Nullable is set when null is accepted (the field's schema is
 	// oneOf [T, null]); null leaves the Go zero value.
 	Nullable bool

@@ -68,6 +68,11 @@ func (b *builder) mapType(t types.Type, at site, root bool) (*Type, bool) {
 	m, ok := b.mapUncached(t, at, root)
 	if !ok {
 		m = nil
+	} else {
+		m.MarshalJSON = hasAppendMethod(t, "MarshalJSON")
+		m.MarshalText = hasAppendMethod(t, "MarshalText")
+		m.IsZeroMethod = hasIsZero(t)
+		m.Comparable = types.Comparable(t)
 	}
 	if isNamedType {
 		// Named types map the same wherever they are met; problems in them
@@ -407,6 +412,44 @@ func hasByteMethod(t types.Type, name string) bool {
 	return ok && bt.Kind() == types.Uint8 && isNamed(sig.Results().At(0).Type(), "", "error")
 }
 
+// hasAppendMethod reports whether t or *t has method name with the
+// signature func() ([]byte, error), as MarshalJSON and MarshalText have.
+func hasAppendMethod(t types.Type, name string) bool {
+	if _, isIface := t.Underlying().(*types.Interface); isIface {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Params().Len() != 0 || sig.Results().Len() != 2 {
+		return false
+	}
+	s, ok := types.Unalias(sig.Results().At(0).Type()).(*types.Slice)
+	if !ok {
+		return false
+	}
+	bt, ok := types.Unalias(s.Elem()).(*types.Basic)
+	return ok && bt.Kind() == types.Uint8 && isNamed(sig.Results().At(1).Type(), "", "error")
+}
+
+// hasIsZero reports whether t has an IsZero() bool method (on its value),
+// which encoding/json's omitzero consults.
+func hasIsZero(t types.Type) bool {
+	if _, isIface := t.Underlying().(*types.Interface); isIface {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(t, true, nil, "IsZero")
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	return sig.Params().Len() == 0 && sig.Results().Len() == 1 && isNamed(sig.Results().At(0).Type(), "", "bool")
+}
+
 // mapOneOf maps a sealed interface listed by //toolgen:oneof.
 func (b *builder) mapOneOf(m *Type, named *types.Named, iface *types.Interface, dirs *typeDirectives, at site) (*Type, bool) {
 	m.Kind = KindOneOf
@@ -661,13 +704,15 @@ func (b *builder) collectFields(st *types.Struct, at site, depth int, via []Embe
 			continue
 		}
 		f := &Field{
-			Name:     name,
-			GoName:   v.Name(),
-			Path:     via,
-			Required: !(tag.JSON.OmitEmpty || tag.JSON.OmitZero) || tag.Schema.Required,
-			Nullable: tag.Schema.Nullable,
-			Type:     ft,
-			Pos:      b.fset.Position(vpos),
+			Name:      name,
+			GoName:    v.Name(),
+			Path:      via,
+			Required:  !(tag.JSON.OmitEmpty || tag.JSON.OmitZero) || tag.Schema.Required,
+			OmitEmpty: tag.JSON.OmitEmpty,
+			OmitZero:  tag.JSON.OmitZero,
+			Nullable:  tag.Schema.Nullable,
+			Type:      ft,
+			Pos:       b.fset.Position(vpos),
 		}
 		schema, sok := b.fieldSchema(ft, tag, gosrc.FieldDoc(syn), fs, syn)
 		if !sok {

@@ -142,7 +142,9 @@ type ValidationError struct {
 	// materialized value.
 	Offset int
 
-	err error // the schema error, for RuleUnsupportedSchema
+	err     error  // the schema error, for RuleUnsupportedSchema
+	name    string // a generated decoder's missing or forbidden property
+	matched []int  // a generated decoder's matched oneOf branches
 }
 
 // Error returns "instance path: message", such as

@@ -153,3 +153,1490 @@ const (
 	_toolgen_Anything_paramsJSON = `{"type":"object"}`
 	_toolgen_Anything_outputJSON = `{}`
 )
+
+// Tools returns the package's tools, in source order, ready for
+// runtime.Runtime.Register. Each call returns new definitions that share
+// the package's immutable schemas.
+func Tools() []runtime.ToolDefinition {
+	return []runtime.ToolDefinition{
+		{
+			ToolSchema: _toolgen_Deep_schema,
+			Output: runtime.OutputDefinition{
+				Schema:   _toolgen_Deep_output,
+				Render:   _toolgen_renderJSON,
+				Validate: _toolgen_Deep_validateOutput,
+			},
+			Execute:            _toolgen_Deep_execute,
+			ValidatesArguments: true,
+		},
+		{
+			ToolSchema: _toolgen_Lookup_schema,
+			Output: runtime.OutputDefinition{
+				Schema:   _toolgen_Lookup_output,
+				Render:   _toolgen_renderJSON,
+				Validate: _toolgen_Lookup_validateOutput,
+			},
+			Execute:            _toolgen_Lookup_execute,
+			ValidatesArguments: true,
+			ConcurrencySafe:    _toolgen_always,
+		},
+		{
+			ToolSchema: _toolgen_Draw_schema,
+			Output: runtime.OutputDefinition{
+				Schema:   _toolgen_Draw_output,
+				Render:   _toolgen_renderJSON,
+				Validate: _toolgen_Draw_validateOutput,
+			},
+			Execute:            _toolgen_Draw_execute,
+			ValidatesArguments: true,
+		},
+		{
+			ToolSchema: _toolgen_Anything_schema,
+			Output: runtime.OutputDefinition{
+				Schema:   _toolgen_Anything_output,
+				Render:   _toolgen_renderJSON,
+				Validate: _toolgen_Anything_validateOutput,
+			},
+			Execute:            _toolgen_Anything_execute,
+			ValidatesArguments: true,
+		},
+	}
+}
+
+// _toolgen_Deep_decodeArgs decodes the arguments of deep, enforcing the parameter
+// schema while it fills the struct; a violation is reported as
+// schemasubset.Validate reports it.
+func _toolgen_Deep_decodeArgs(v jsonvalue.Value) (EmptyArgs, error) {
+	var out EmptyArgs
+	var rd jsonvalue.Reader
+	rd.Reset(v)
+	r := &rd
+	_toolgen_decode_EmptyArgsOpen(r, &out)
+	if err := r.Done(); err != nil {
+		return out, schemasubset.Locate(err, _toolgen_Deep_schema.Parameters, v)
+	}
+	return out, nil
+}
+
+// _toolgen_Deep_validateOutput checks a value against the output schema of deep.
+func _toolgen_Deep_validateOutput(v jsonvalue.Value) error {
+	var r jsonvalue.Reader
+	r.Reset(v)
+	_toolgen_check1(&r)
+	if err := r.Done(); err != nil {
+		return schemasubset.Locate(err, _toolgen_Deep_output, v)
+	}
+	return nil
+}
+
+// _toolgen_Deep_encodeOutput writes an output of deep as canonical JSON.
+func _toolgen_Deep_encodeOutput(v *Deep1) ([]byte, error) {
+	var err error
+	dst := make([]byte, 0, 256)
+	dst, err = _toolgen_encode_Deep1(dst, v)
+	if err != nil {
+		return dst, jsonvalue.Within("", err)
+	}
+	return dst, err
+}
+
+// _toolgen_Deep_execute runs one call of deep: decode, call Deep, encode.
+func _toolgen_Deep_execute(ctx context.Context, args jsonvalue.Value, rc *runtime.RunContext) (jsonvalue.Value, error) {
+	p, err := _toolgen_Deep_decodeArgs(args)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidArgs,
+			Err:     err,
+			Message: "invalid arguments: " + err.Error(),
+		}
+	}
+	o, err := Deep(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out, err := _toolgen_Deep_encodeOutput(&o)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidToolOutput,
+			Err:     err,
+			Message: "invalid tool output: " + err.Error(),
+		}
+	}
+	return out, nil
+}
+
+// _toolgen_Lookup_decodeArgs decodes the arguments of lookup, enforcing the parameter
+// schema while it fills the struct; a violation is reported as
+// schemasubset.Validate reports it.
+func _toolgen_Lookup_decodeArgs(v jsonvalue.Value) (LookupArgs, error) {
+	var out LookupArgs
+	var rd jsonvalue.Reader
+	rd.Reset(v)
+	r := &rd
+	_toolgen_decode_LookupArgsOpen(r, &out)
+	if err := r.Done(); err != nil {
+		return out, schemasubset.Locate(err, _toolgen_Lookup_schema.Parameters, v)
+	}
+	return out, nil
+}
+
+// _toolgen_Lookup_validateOutput checks a value against the output schema of lookup.
+func _toolgen_Lookup_validateOutput(v jsonvalue.Value) error {
+	var r jsonvalue.Reader
+	r.Reset(v)
+	_toolgen_check22(&r)
+	if err := r.Done(); err != nil {
+		return schemasubset.Locate(err, _toolgen_Lookup_output, v)
+	}
+	return nil
+}
+
+// _toolgen_Lookup_encodeOutput writes an output of lookup as canonical JSON.
+func _toolgen_Lookup_encodeOutput(v *LookupResult) ([]byte, error) {
+	var err error
+	dst := make([]byte, 0, 256)
+	dst, err = _toolgen_encode_LookupResult(dst, v)
+	if err != nil {
+		return dst, jsonvalue.Within("", err)
+	}
+	return dst, err
+}
+
+// _toolgen_Lookup_execute runs one call of lookup: decode, call Lookup, encode.
+func _toolgen_Lookup_execute(ctx context.Context, args jsonvalue.Value, rc *runtime.RunContext) (jsonvalue.Value, error) {
+	p, err := _toolgen_Lookup_decodeArgs(args)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidArgs,
+			Err:     err,
+			Message: "invalid arguments: " + err.Error(),
+		}
+	}
+	o, err := Lookup(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out, err := _toolgen_Lookup_encodeOutput(&o)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidToolOutput,
+			Err:     err,
+			Message: "invalid tool output: " + err.Error(),
+		}
+	}
+	return out, nil
+}
+
+// _toolgen_Draw_decodeArgs decodes the arguments of draw, enforcing the parameter
+// schema while it fills the struct; a violation is reported as
+// schemasubset.Validate reports it.
+func _toolgen_Draw_decodeArgs(v jsonvalue.Value) (DrawArgs, error) {
+	var out DrawArgs
+	var rd jsonvalue.Reader
+	rd.Reset(v)
+	r := &rd
+	_toolgen_decode_DrawArgsOpen(r, &out)
+	if err := r.Done(); err != nil {
+		return out, schemasubset.Locate(err, _toolgen_Draw_schema.Parameters, v)
+	}
+	return out, nil
+}
+
+// _toolgen_Draw_validateOutput checks a value against the output schema of draw.
+func _toolgen_Draw_validateOutput(v jsonvalue.Value) error {
+	var r jsonvalue.Reader
+	r.Reset(v)
+	_toolgen_check27(&r)
+	if err := r.Done(); err != nil {
+		return schemasubset.Locate(err, _toolgen_Draw_output, v)
+	}
+	return nil
+}
+
+// _toolgen_Draw_encodeOutput writes an output of draw as canonical JSON.
+func _toolgen_Draw_encodeOutput(v *jsonvalue.Value) ([]byte, error) {
+	var err error
+	dst := make([]byte, 0, 256)
+	dst = jsonvalue.AppendRaw(dst, []byte((*v)))
+	return dst, err
+}
+
+// _toolgen_Draw_execute runs one call of draw: decode, call Draw, encode.
+func _toolgen_Draw_execute(ctx context.Context, args jsonvalue.Value, rc *runtime.RunContext) (jsonvalue.Value, error) {
+	p, err := _toolgen_Draw_decodeArgs(args)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidArgs,
+			Err:     err,
+			Message: "invalid arguments: " + err.Error(),
+		}
+	}
+	o, err := Draw(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out, err := _toolgen_Draw_encodeOutput(&o)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidToolOutput,
+			Err:     err,
+			Message: "invalid tool output: " + err.Error(),
+		}
+	}
+	return out, nil
+}
+
+// _toolgen_Anything_decodeArgs decodes the arguments of anything, enforcing the parameter
+// schema while it fills the struct; a violation is reported as
+// schemasubset.Validate reports it.
+func _toolgen_Anything_decodeArgs(v jsonvalue.Value) (EmptyArgs, error) {
+	var out EmptyArgs
+	var rd jsonvalue.Reader
+	rd.Reset(v)
+	r := &rd
+	_toolgen_decode_EmptyArgsOpen(r, &out)
+	if err := r.Done(); err != nil {
+		return out, schemasubset.Locate(err, _toolgen_Anything_schema.Parameters, v)
+	}
+	return out, nil
+}
+
+// _toolgen_Anything_validateOutput checks a value against the output schema of anything.
+func _toolgen_Anything_validateOutput(v jsonvalue.Value) error {
+	var r jsonvalue.Reader
+	r.Reset(v)
+	_toolgen_check27(&r)
+	if err := r.Done(); err != nil {
+		return schemasubset.Locate(err, _toolgen_Anything_output, v)
+	}
+	return nil
+}
+
+// _toolgen_Anything_encodeOutput writes an output of anything as canonical JSON.
+func _toolgen_Anything_encodeOutput(v *jsonvalue.Value) ([]byte, error) {
+	var err error
+	dst := make([]byte, 0, 256)
+	dst = jsonvalue.AppendRaw(dst, []byte((*v)))
+	return dst, err
+}
+
+// _toolgen_Anything_execute runs one call of anything: decode, call Anything, encode.
+func _toolgen_Anything_execute(ctx context.Context, args jsonvalue.Value, rc *runtime.RunContext) (jsonvalue.Value, error) {
+	p, err := _toolgen_Anything_decodeArgs(args)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidArgs,
+			Err:     err,
+			Message: "invalid arguments: " + err.Error(),
+		}
+	}
+	o, err := Anything(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out, err := _toolgen_Anything_encodeOutput(&o)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidToolOutput,
+			Err:     err,
+			Message: "invalid tool output: " + err.Error(),
+		}
+	}
+	return out, nil
+}
+
+// _toolgen_decode_EmptyArgsOpen decodes a EmptyArgs, checking it against its schema as it goes.
+func _toolgen_decode_EmptyArgsOpen(r *jsonvalue.Reader, out *EmptyArgs) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		default:
+			r.ReadValue()
+		}
+	}
+}
+
+// _toolgen_check21 reads one value and checks it against the schema
+// {"type":"string"}.
+func _toolgen_check21(r *jsonvalue.Reader) {
+	q1 := r.ReadQuoted()
+	_ = q1
+}
+
+// _toolgen_check20 reads one value and checks it against the schema
+// {"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}.
+func _toolgen_check20(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "value":
+			_toolgen_check21(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "value"))
+			return
+		}
+	}
+}
+
+// _toolgen_check19 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check19(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check20(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check18 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check18(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check19(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check17 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check17(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check18(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check16 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check16(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check17(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check15 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check15(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check16(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check14 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check14(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check15(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check13 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check13(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check14(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check12 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check12(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check13(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check11 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check11(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check12(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check10 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check10(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check11(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check9 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check9(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check10(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check8 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check8(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check9(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check7 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check7(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check8(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check6 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check6(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check7(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check5 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check5(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check6(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check4 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check4(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check5(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check3 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check3(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check4(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check2 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check2(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check3(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check1 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check1(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check2(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_encode_Deep20 appends a Deep20 as a JSON object.
+func _toolgen_encode_Deep20(dst []byte, v *Deep20) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"value\":"...)
+	dst, err = jsonvalue.AppendString(dst, string(v.Value))
+	if err != nil {
+		return dst, jsonvalue.Within("/value", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep19 appends a Deep19 as a JSON object.
+func _toolgen_encode_Deep19(dst []byte, v *Deep19) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep20(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep18 appends a Deep18 as a JSON object.
+func _toolgen_encode_Deep18(dst []byte, v *Deep18) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep19(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep17 appends a Deep17 as a JSON object.
+func _toolgen_encode_Deep17(dst []byte, v *Deep17) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep18(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep16 appends a Deep16 as a JSON object.
+func _toolgen_encode_Deep16(dst []byte, v *Deep16) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep17(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep15 appends a Deep15 as a JSON object.
+func _toolgen_encode_Deep15(dst []byte, v *Deep15) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep16(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep14 appends a Deep14 as a JSON object.
+func _toolgen_encode_Deep14(dst []byte, v *Deep14) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep15(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep13 appends a Deep13 as a JSON object.
+func _toolgen_encode_Deep13(dst []byte, v *Deep13) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep14(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep12 appends a Deep12 as a JSON object.
+func _toolgen_encode_Deep12(dst []byte, v *Deep12) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep13(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep11 appends a Deep11 as a JSON object.
+func _toolgen_encode_Deep11(dst []byte, v *Deep11) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep12(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep10 appends a Deep10 as a JSON object.
+func _toolgen_encode_Deep10(dst []byte, v *Deep10) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep11(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep9 appends a Deep9 as a JSON object.
+func _toolgen_encode_Deep9(dst []byte, v *Deep9) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep10(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep8 appends a Deep8 as a JSON object.
+func _toolgen_encode_Deep8(dst []byte, v *Deep8) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep9(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep7 appends a Deep7 as a JSON object.
+func _toolgen_encode_Deep7(dst []byte, v *Deep7) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep8(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep6 appends a Deep6 as a JSON object.
+func _toolgen_encode_Deep6(dst []byte, v *Deep6) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep7(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep5 appends a Deep5 as a JSON object.
+func _toolgen_encode_Deep5(dst []byte, v *Deep5) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep6(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep4 appends a Deep4 as a JSON object.
+func _toolgen_encode_Deep4(dst []byte, v *Deep4) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep5(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep3 appends a Deep3 as a JSON object.
+func _toolgen_encode_Deep3(dst []byte, v *Deep3) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep4(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep2 appends a Deep2 as a JSON object.
+func _toolgen_encode_Deep2(dst []byte, v *Deep2) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep3(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_encode_Deep1 appends a Deep1 as a JSON object.
+func _toolgen_encode_Deep1(dst []byte, v *Deep1) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"next\":"...)
+	dst, err = _toolgen_encode_Deep2(dst, &v.Next)
+	if err != nil {
+		return dst, jsonvalue.Within("/next", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_decode_Inner decodes a Inner, checking it against its schema as it goes.
+func _toolgen_decode_Inner(r *jsonvalue.Reader, out *Inner) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "name":
+			q1 := r.ReadQuoted()
+			out.Name = jsonvalue.Unescape(q1)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "name"))
+			return
+		}
+	}
+}
+
+// _toolgen_decode_LooseOpen decodes a Loose, checking it against its schema as it goes.
+func _toolgen_decode_LooseOpen(r *jsonvalue.Reader, out *Loose) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "name":
+			q1 := r.ReadQuoted()
+			out.Name = jsonvalue.Unescape(q1)
+		default:
+			r.ReadValue()
+		}
+	}
+}
+
+// _toolgen_decode_LookupArgsOpen decodes a LookupArgs, checking it against its schema as it goes.
+func _toolgen_decode_LookupArgsOpen(r *jsonvalue.Reader, out *LookupArgs) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "path":
+			q1 := r.ReadQuoted()
+			out.Path = jsonvalue.Unescape(q1)
+			seen[0] |= uint64(0x1)
+		case "inner":
+			p2 := new(Inner)
+			_toolgen_decode_Inner(r, &(*p2))
+			out.Inner = p2
+		case "loose":
+			p3 := new(Loose)
+			_toolgen_decode_LooseOpen(r, &(*p3))
+			out.Loose = p3
+		case "mode":
+			at5 := r.Offset()
+			q4 := r.ReadQuoted()
+			switch string(q4) {
+			case "a", "b":
+			default:
+				r.Fail(schemasubset.Violation(schemasubset.RuleEnum, at5))
+			}
+			out.Mode = Mode(jsonvalue.Unescape(q4))
+		case "label":
+			q6 := r.ReadQuoted()
+			out.Label = jsonvalue.Unescape(q6)
+		default:
+			r.ReadValue()
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "path"))
+			return
+		}
+	}
+}
+
+// _toolgen_check23 reads one value and checks it against the schema
+// {"type":"string","description":"Path is the path that was looked up."}.
+func _toolgen_check23(r *jsonvalue.Reader) {
+	q1 := r.ReadQuoted()
+	_ = q1
+}
+
+// _toolgen_check22 reads one value and checks it against the schema
+// {"type":"object","properties":{"path":{"type":"string","description":"Path is the path that was looked up."}},"required":["path"],"additionalProperties":false}.
+func _toolgen_check22(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "path":
+			_toolgen_check23(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "path"))
+			return
+		}
+	}
+}
+
+// _toolgen_encode_LookupResult appends a LookupResult as a JSON object.
+func _toolgen_encode_LookupResult(dst []byte, v *LookupResult) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"path\":"...)
+	dst, err = jsonvalue.AppendString(dst, string(v.Path))
+	if err != nil {
+		return dst, jsonvalue.Within("/path", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
+// _toolgen_check25 reads one value and checks it against the schema
+// {"type":"number"}.
+func _toolgen_check25(r *jsonvalue.Reader) {
+	r.ReadNumber()
+}
+
+// _toolgen_check24 reads one value and checks it against the schema
+// {"type":"object","properties":{"r":{"type":"number"}},"additionalProperties":false}.
+func _toolgen_check24(r *jsonvalue.Reader) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "r":
+			_toolgen_check25(r)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+}
+
+// _toolgen_check26 reads one value and checks it against the schema
+// {"type":"object","properties":{"s":{"type":"number"}},"additionalProperties":false}.
+func _toolgen_check26(r *jsonvalue.Reader) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "s":
+			_toolgen_check25(r)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+}
+
+// _toolgen_decode_Circle decodes a Circle, checking it against its schema as it goes.
+func _toolgen_decode_Circle(r *jsonvalue.Reader, out *Circle) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "r":
+			out.R = float64(r.ReadFloat(64))
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+}
+
+// _toolgen_decode_Square decodes a Square, checking it against its schema as it goes.
+func _toolgen_decode_Square(r *jsonvalue.Reader, out *Square) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "s":
+			out.S = float64(r.ReadFloat(64))
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+}
+
+// _toolgen_decode_DrawArgsOpen decodes a DrawArgs, checking it against its schema as it goes.
+func _toolgen_decode_DrawArgsOpen(r *jsonvalue.Reader, out *DrawArgs) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "shape":
+			at1 := r.Offset()
+			first2, second3 := -1, -1
+			if second3 < 0 {
+				p4 := r.Probe()
+				_toolgen_check24(&p4)
+				if p4.Err() == nil && first2 < 0 {
+					first2 = 0
+				} else if p4.Err() == nil {
+					second3 = 0
+				}
+			}
+			if second3 < 0 {
+				p5 := r.Probe()
+				_toolgen_check26(&p5)
+				if p5.Err() == nil && first2 < 0 {
+					first2 = 1
+				} else if p5.Err() == nil {
+					second3 = 1
+				}
+			}
+			switch {
+			case first2 < 0 || second3 >= 0:
+				r.Fail(schemasubset.OneOfFailure(at1, first2, second3))
+			case first2 == 0:
+				var x6 Circle
+				_toolgen_decode_Circle(r, &x6)
+				out.Shape = x6
+			case first2 == 1:
+				var x7 Square
+				_toolgen_decode_Square(r, &x7)
+				out.Shape = x7
+			}
+			seen[0] |= uint64(0x1)
+		default:
+			r.ReadValue()
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "shape"))
+			return
+		}
+	}
+}
+
+// _toolgen_check27 reads one value and checks it against the schema
+// {}.
+func _toolgen_check27(r *jsonvalue.Reader) {
+	r.ReadValue()
+}
+
+// _toolgen_renderJSON is the default renderer: the value as one JSON text block.
+func _toolgen_renderJSON(_, value jsonvalue.Value) ([]runtime.ContentBlock, error) {
+	return []runtime.ContentBlock{runtime.Text(string(value))}, nil
+}
+
+// _toolgen_always classifies every call of a concurrency=safe tool as parallel.
+func _toolgen_always(jsonvalue.Value) bool {
+	return true
+}

@@ -219,3 +219,42 @@ func IsInteger(text []byte) bool {
 	}
 	return true
 }
+
+// Uint64 returns the magnitude of an integer number as a uint64; ok is false
+// when the number is not an integer or its magnitude does not fit.
+func (n Number) Uint64() (mag uint64, ok bool) {
+	if n.zero {
+		return 0, true
+	}
+	if n.huge || n.exp < 0 || int64(len(n.hi)+len(n.lo))+n.exp > 20 {
+		return 0, false
+	}
+	const cutoff = (1<<64 - 1) / 10
+	digit := func(c byte) bool {
+		d := uint64(c - '0')
+		if mag > cutoff || mag*10 > 1<<64-1-d {
+			return false
+		}
+		mag = mag*10 + d
+		return true
+	}
+	for _, c := range n.hi {
+		if !digit(c) {
+			return 0, false
+		}
+	}
+	for _, c := range n.lo {
+		if !digit(c) {
+			return 0, false
+		}
+	}
+	for range n.exp {
+		if !digit('0') {
+			return 0, false
+		}
+	}
+	return mag, true
+}
+
+// Negative reports whether the number is below zero (-0 is not).
+func (n Number) Negative() bool { return n.neg && !n.zero }

@@ -114,3 +114,39 @@ func hugeExp(text string) bool {
 	}
 	return false
 }
+
+func TestUint64(t *testing.T) {
+	cases := []struct {
+		text string
+		mag  uint64
+		neg  bool
+		ok   bool
+	}{
+		{"0", 0, false, true},
+		{"-0", 0, false, true},
+		{"0e999999999999999999999", 0, false, true},
+		{"127", 127, false, true},
+		{"-128", 128, true, true},
+		{"1e2", 100, false, true},
+		{"1.5e1", 15, false, true},
+		{"30e-1", 3, false, true},
+		{"1.5", 0, false, false},
+		{"18446744073709551615", 1<<64 - 1, false, true},
+		{"18446744073709551616", 0, false, false},
+		{"1.8446744073709551615e19", 1<<64 - 1, false, true},
+		{"1e19", 1e19, false, true},
+		{"1e20", 0, false, false},
+		{"1e400", 0, false, false},
+		{"-9223372036854775808", 1 << 63, true, true},
+	}
+	for _, c := range cases {
+		n, ok := Parse([]byte(c.text))
+		require.True(t, ok, c.text)
+		mag, fits := n.Uint64()
+		assert.Equal(t, c.ok, fits, c.text)
+		assert.Equal(t, c.mag, mag, c.text)
+		if fits {
+			assert.Equal(t, c.neg, n.Negative(), c.text)
+		}
+	}
+}

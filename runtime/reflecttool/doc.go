@@ -1,5 +1,6 @@
-// Package reflecttool derives tool schemas from Go types at run time, with
-// reflection, for tools that are not generated: prototypes, tools built
+// Package reflecttool derives tool schemas and tool definitions from Go
+// types and functions at run time, with reflection, for tools that are not
+// generated: prototypes, tools built
 // from types only known at start-up, and the comparison of toolgen's
 // generated path with the reflective one that most Go MCP libraries take.
 //
@@ -48,6 +49,33 @@
 //	jsonschema:"nullable=true"        | not nullable: invopop reads only the
 //	                                  | bare nullable option
 //	example= on a boolean field       | no examples: invopop ignores them
+//
+// [New] and [NewWithRunContext] are the Execute half: they turn a typed Go
+// function, func(context.Context, P) (O, error) or the same with a
+// trailing *runtime.RunContext, into a runtime.ToolDefinition whose
+// parameter schema is ParamsSchema of P and whose output schema is
+// OutputSchema of O. The definition's Execute validates the arguments with
+// schemasubset.Validate, decodes them into a P with encoding/json, calls
+// the function and encodes its output with encoding/json; it sets
+// ValidatesArguments, so the runtime does not validate the arguments a
+// second time, and it leaves Output.Validate nil, so the runtime validates
+// the value against the output schema. Arguments that break the schema, or
+// that encoding/json cannot hold in a P (such as an integer outside an
+// int8's range), fail with INVALID_ARGS; an output that encoding/json
+// cannot encode (such as a NaN) fails with INVALID_TOOL_OUTPUT; an error
+// the function returns is passed on unchanged. The successful value is
+// rendered as one JSON text block, the default renderer of generated
+// tools.
+//
+// This is the path that most Go MCP libraries take, and it is the baseline
+// that toolgen's generated adapters are measured against. Because it
+// decodes with encoding/json, it differs from a generated adapter in three
+// ways. Member names match case-insensitively, so an unknown top-level key
+// such as "PATH", which the open parameter root lets through, can still
+// set the field named "path". An error for a value outside a Go type's
+// range names the Go field path rather than a JSON Pointer. A nil slice or
+// pointer in the output encodes as null, which a reflected array or object
+// schema without the nullable option refuses with INVALID_TOOL_OUTPUT.
 //
 // Only this package imports invopop/jsonschema; generated code never does.
 package reflecttool
