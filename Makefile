@@ -12,6 +12,7 @@ FUZZ_TARGETS = \
 	./jsonvalue:FuzzMaterialize \
 	./jsonvalue:FuzzFastPath \
 	./jsonvalue:FuzzReader \
+	./jsonvalue:FuzzUnescape \
 	./schemasubset:FuzzParse \
 	./schemasubset:FuzzValidate \
 	./annotations:FuzzParseTool \
@@ -19,7 +20,9 @@ FUZZ_TARGETS = \
 	./annotations:FuzzParseOneOf \
 	./annotations:FuzzParseDirective \
 	./annotations:FuzzParseSchema \
-	./gen:FuzzUnifiedDiff
+	./internal/argsgen:FuzzValid \
+	./gen:FuzzUnifiedDiff \
+	./generated_test/rules:FuzzDecodeArgs
 
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -37,6 +40,7 @@ check:
 	$(GO) mod tidy -diff
 	cd bench && $(GO) mod tidy -diff
 	TOOLGEN_CHECK=1 $(GO) generate ./...
+	cd bench && TOOLGEN_CHECK=1 $(GO) generate ./...
 
 ## bench: run every benchmark 5 times, interleaved (so that drift in a shared
 ## machine's speed hits every row alike), and print the report tables.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
@@ -177,7 +178,7 @@ func (c *coder) decode(f *fn, t *Type, n *schemasubset.Node, target string) []je
 			closed = false
 		}
 		name := c.structDecoder(t, closed)
-		return []jen.Code{jen.Id(name).Call(jen.Id("r"), jen.Op("&").Id(target))}
+		return []jen.Code{jen.Id(name).Call(jen.Id("r"), addressOf(target))}
 	case KindSlice:
 		return c.decodeSlice(f, t, n, target)
 	case KindOneOf:
@@ -821,4 +822,12 @@ func (c *coder) checkObject(f *fn, n *schemasubset.Node) []jen.Code {
 	body = append(body, requiredChecks(required)...)
 	_ = f
 	return append(out, body...)
+}
+
+// addressOf spells &target, simplifying &(*p) to p.
+func addressOf(target string) jen.Code {
+	if strings.HasPrefix(target, "(*") && strings.HasSuffix(target, ")") {
+		return jen.Id(target[2 : len(target)-1])
+	}
+	return jen.Op("&").Id(target)
 }

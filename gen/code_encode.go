@@ -1,8 +1,6 @@
 package gen
 
 import (
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -78,10 +76,7 @@ func (c *coder) encode(f *fn, t *Type, src string, step jen.Code) []jen.Code {
 		return nil
 	case KindStruct:
 		name := c.structEncoder(t)
-		ptr := jen.Op("&").Id(src)
-		if strings.HasPrefix(src, "(*") && strings.HasSuffix(src, ")") {
-			ptr = jen.Id(src[2 : len(src)-1])
-		}
+		ptr := addressOf(src)
 		return []jen.Code{
 			jen.List(jen.Id("dst"), jen.Err()).Op("=").Id(name).Call(jen.Id("dst"), ptr),
 			wrap(jen.Err()),

@@ -3,8 +3,10 @@ package jsonvalue
 import (
 	"bytes"
 	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/toolgen-go/toolgen/internal/canon"
 )
 
@@ -252,15 +254,88 @@ func (e *KindError) Error() string {
 }
 
 // Unescape returns the string whose canonical escaped form (the text between
-// the quotes, as [Reader.ReadQuoted] returns it) is quoted.
+// the quotes, as [Reader.ReadQuoted] returns it) is quoted. It allocates
+// once: the result.
 func Unescape(quoted []byte) string {
-	if bytes.IndexByte(quoted, '\\') < 0 {
+	i := bytes.IndexByte(quoted, '\\')
+	if i < 0 {
 		return string(quoted)
 	}
-	b := make([]byte, 0, len(quoted)+2)
-	b = append(b, '"')
-	b = append(b, quoted...)
-	b = append(b, '"')
-	out, _ := jsontext.AppendUnquote(nil, b)
-	return string(out)
+	var b strings.Builder
+	b.Grow(len(quoted))
+	b.Write(quoted[:i])
+	for i < len(quoted) {
+		c := quoted[i]
+		if c != '\\' || i+1 >= len(quoted) {
+			j := bytes.IndexByte(quoted[i+1:], '\\')
+			if j < 0 {
+				b.Write(quoted[i:])
+				break
+			}
+			b.Write(quoted[i : i+1+j])
+			i += 1 + j
+			continue
+		}
+		switch e := quoted[i+1]; e {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, n := unicodeEscape(quoted[i:])
+			b.WriteRune(r)
+			i += n
+			continue
+		default: // '"', '\\', '/'
+			b.WriteByte(e)
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+// unicodeEscape decodes the \uXXXX escape (or surrogate pair of two) at the
+// start of s and returns the rune and the bytes it took; a malformed or
+// lone escape gives U+FFFD.
+func unicodeEscape(s []byte) (rune, int) {
+	r, ok := hex4(s)
+	if !ok {
+		return utf8.RuneError, min(len(s), 2)
+	}
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(s[6:]); ok && len(s) >= 12 {
+			if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+				return pair, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
+}
+
+// hex4 reads the four hex digits of a \uXXXX escape at the start of s.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

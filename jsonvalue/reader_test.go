@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -212,4 +213,21 @@ func TestValueBasics(t *testing.T) {
 	} {
 		assert.Equal(t, name, k.String())
 	}
+}
+
+// FuzzUnescape checks Unescape against jsontext.AppendUnquote on every
+// canonical string.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "tab\there\n", "\x00\x1f", "é", "😀 astral", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := jsontext.AppendQuote(nil, s)
+		if err != nil {
+			t.Skip()
+		}
+		want, err := jsontext.AppendUnquote(nil, q)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), jsonvalue.Unescape(q[1:len(q)-1]))
+	})
 }

@@ -1398,11 +1398,11 @@ func _toolgen_decode_LookupArgsOpen(r *jsonvalue.Reader, out *LookupArgs) {
 			seen[0] |= uint64(0x1)
 		case "inner":
 			p2 := new(Inner)
-			_toolgen_decode_Inner(r, &(*p2))
+			_toolgen_decode_Inner(r, p2)
 			out.Inner = p2
 		case "loose":
 			p3 := new(Loose)
-			_toolgen_decode_LooseOpen(r, &(*p3))
+			_toolgen_decode_LooseOpen(r, p3)
 			out.Loose = p3
 		case "mode":
 			at5 := r.Offset()
