@@ -159,10 +159,16 @@ func (r *Reader) ReadFloat(bits int) float64 {
 	return f
 }
 
-// Reject records that the value at offset, valid for the schema, does not
-// fit the Go type goType; cause is the decoding method's error, if any.
+// Reject records that the value at offset does not fit the Go type goType;
+// cause is the decoding method's error, if any. Reading goes on: the
+// rejection is what [Reader.Done] reports only if the rest of the value
+// breaks no rule, because a Go-type rejection is the one way a decoder may
+// differ from schema validation, and only for schema-valid values. [Reader.Err]
+// does not report it.
 func (r *Reader) Reject(offset int, goType string, cause error) {
-	r.Fail(&GoTypeError{Offset: offset, Type: goType, Err: cause})
+	if r.goErr == nil && r.err == nil {
+		r.goErr = &GoTypeError{Offset: offset, Type: goType, Err: cause}
+	}
 }
 
 // Probe returns a Reader at r's position with no error, to try a value
@@ -175,7 +181,10 @@ func (r *Reader) SetErr(err error) { r.err = err }
 
 // Elements returns the number of elements of the array at r's position
 // without consuming it, so that decoders allocate a slice once; 0 when no
-// array starts there or it is malformed (reading it then reports why).
+// array starts there. It trusts the canonical form (strings hold '"' only
+// escaped) and counts commas at the array's own depth, jumping over
+// strings, so it costs a fraction of reading the array; a malformed array
+// is reported when it is read.
 func (r *Reader) Elements() int {
 	if r.Peek() != KindArray {
 		return 0
@@ -185,17 +194,50 @@ func (r *Reader) Elements() int {
 	if i < len(b) && b[i] == ']' {
 		return 0
 	}
-	n := 0
+	n, depth := 1, 1
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i)
+			if i < 0 {
+				return 0
+			}
+			continue
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return n
+			}
+		case ',':
+			if depth == 1 {
+				n++
+			}
+		}
+		i++
+	}
+	return 0
+}
+
+// stringEnd returns the index just past the string starting at b[i], or
+// -1 when it does not end.
+func stringEnd(b []byte, i int) int {
+	j := i + 1
 	for {
-		end := canon.Skip(b, i)
-		if end < 0 || end >= len(b) {
-			return 0
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
 		}
-		n++
-		if b[end] != ',' {
-			return n
+		j += k
+		backslashes := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			backslashes++
 		}
-		i = end + 1
+		j++
+		if backslashes%2 == 0 {
+			return j
+		}
 	}
 }
 

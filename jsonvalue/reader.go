@@ -25,6 +25,10 @@ type Reader struct {
 	v   Value
 	pos int
 	err error
+	// goErr is the first Go-type rejection ([Reader.Reject]); it is
+	// reported by Done only when the value broke no schema rule, so that
+	// schema violations later in the document win, as Validate sees them.
+	goErr error
 }
 
 // NewReader returns a Reader positioned at the start of v.
@@ -56,10 +60,14 @@ func (r *Reader) Peek() Kind {
 	return KindOf(r.v[r.pos])
 }
 
-// Done reports r's problem, or an error when bytes remain after the value.
+// Done reports r's problem, or an error when bytes remain after the value,
+// or else the first Go-type rejection recorded with [Reader.Reject].
 func (r *Reader) Done() error {
 	if r.err == nil && r.pos != len(r.v) {
 		r.malformed("data after the value")
+	}
+	if r.err == nil {
+		return r.goErr
 	}
 	return r.err
 }

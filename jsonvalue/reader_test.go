@@ -231,3 +231,18 @@ func FuzzUnescape(f *testing.F) {
 		assert.Equal(t, string(want), jsonvalue.Unescape(q[1:len(q)-1]))
 	})
 }
+
+// TestElements checks the element count decoders size slices with.
+func TestElements(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{`[]`, 0}, {`[1]`, 1}, {`[1,2,3]`, 3}, {`["a,b","c\"],d",[1,2],{"x":[3,4]}]`, 4},
+		{`["\\",","]`, 2}, {`{"a":1}`, 0}, {`[1,2`, 0},
+	} {
+		r := jsonvalue.NewReader(jsonvalue.Value(c.in))
+		assert.Equal(t, c.want, r.Elements(), c.in)
+		assert.Equal(t, 0, r.Offset(), "Elements must not consume")
+	}
+}

@@ -22,6 +22,7 @@ var decoders = []struct {
 	{"lookup", _toolgen_Lookup_schema.Parameters, func(v jsonvalue.Value) error { _, err := _toolgen_Lookup_decodeArgs(v); return err }},
 	{"draw", _toolgen_Draw_schema.Parameters, func(v jsonvalue.Value) error { _, err := _toolgen_Draw_decodeArgs(v); return err }},
 	{"anything", _toolgen_Anything_schema.Parameters, func(v jsonvalue.Value) error { _, err := _toolgen_Anything_decodeArgs(v); return err }},
+	{"classify", _toolgen_Classify_schema.Parameters, func(v jsonvalue.Value) error { _, err := _toolgen_Classify_decodeArgs(v); return err }},
 	{"deep", _toolgen_Deep_schema.Parameters, func(v jsonvalue.Value) error { _, err := _toolgen_Deep_decodeArgs(v); return err }},
 }
 

@@ -19,10 +19,34 @@ const (
 // Each tool function must keep the signature its code was generated for;
 // after a change, run go generate again.
 var (
-	_ func(context.Context, EmptyArgs) (Deep1, error)           = Deep
-	_ func(context.Context, LookupArgs) (LookupResult, error)   = Lookup
-	_ func(context.Context, DrawArgs) (jsonvalue.Value, error)  = Draw
-	_ func(context.Context, EmptyArgs) (jsonvalue.Value, error) = Anything
+	_ func(context.Context, ClassifyArgs) (ClassifyResult, error) = Classify
+	_ func(context.Context, EmptyArgs) (Deep1, error)             = Deep
+	_ func(context.Context, LookupArgs) (LookupResult, error)     = Lookup
+	_ func(context.Context, DrawArgs) (jsonvalue.Value, error)    = Draw
+	_ func(context.Context, EmptyArgs) (jsonvalue.Value, error)   = Anything
+)
+
+// _toolgen_Classify_schema is the model-facing declaration of the classify tool.
+var _toolgen_Classify_schema = runtime.ToolSchema{
+	Name:        "classify",
+	Description: "Classify reads or writes a path; reads may overlap.",
+	Parameters: schemasubset.Object(
+		schemasubset.Prop("path", schemasubset.String().WithDescription("Path to act on.")),
+		schemasubset.Prop("write", schemasubset.Boolean().WithDescription("Write makes the call exclusive.")),
+		schemasubset.Prop("level", schemasubset.Integer().WithDescription("Level is an int8, so 300 is schema-valid but does not decode.")),
+	).WithRequired("path"),
+}
+
+// _toolgen_Classify_output is the schema of the classify tool's output.
+var _toolgen_Classify_output = schemasubset.Object(
+	schemasubset.Prop("path", schemasubset.String().WithDescription("Path acted on.")),
+).WithRequired("path").Closed()
+
+// _toolgen_Classify_paramsJSON and _toolgen_Classify_outputJSON are the canonical JSON of
+// the two schemas, byte for byte what their MarshalJSON returns.
+const (
+	_toolgen_Classify_paramsJSON = `{"type":"object","properties":{"path":{"type":"string","description":"Path to act on."},"write":{"type":"boolean","description":"Write makes the call exclusive."},"level":{"type":"integer","description":"Level is an int8, so 300 is schema-valid but does not decode."}},"required":["path"]}`
+	_toolgen_Classify_outputJSON = `{"type":"object","properties":{"path":{"type":"string","description":"Path acted on."}},"required":["path"],"additionalProperties":false}`
 )
 
 // _toolgen_Deep_schema is the model-facing declaration of the deep tool.
@@ -160,6 +184,17 @@ const (
 func Tools() []runtime.ToolDefinition {
 	return []runtime.ToolDefinition{
 		{
+			ToolSchema: _toolgen_Classify_schema,
+			Output: runtime.OutputDefinition{
+				Schema:   _toolgen_Classify_output,
+				Render:   _toolgen_renderJSON,
+				Validate: _toolgen_Classify_validateOutput,
+			},
+			Execute:            _toolgen_Classify_execute,
+			ValidatesArguments: true,
+			ConcurrencySafe:    _toolgen_Classify_concurrencySafe,
+		},
+		{
 			ToolSchema: _toolgen_Deep_schema,
 			Output: runtime.OutputDefinition{
 				Schema:   _toolgen_Deep_output,
@@ -203,6 +238,78 @@ func Tools() []runtime.ToolDefinition {
 	}
 }
 
+// _toolgen_Classify_decodeArgs decodes the arguments of classify, enforcing the parameter
+// schema while it fills the struct; a violation is reported as
+// schemasubset.Validate reports it.
+func _toolgen_Classify_decodeArgs(v jsonvalue.Value) (ClassifyArgs, error) {
+	var out ClassifyArgs
+	var rd jsonvalue.Reader
+	rd.Reset(v)
+	r := &rd
+	_toolgen_decode_ClassifyArgsOpen(r, &out)
+	if err := r.Done(); err != nil {
+		return out, schemasubset.Locate(err, _toolgen_Classify_schema.Parameters, v)
+	}
+	return out, nil
+}
+
+// _toolgen_Classify_validateOutput checks a value against the output schema of classify.
+func _toolgen_Classify_validateOutput(v jsonvalue.Value) error {
+	var r jsonvalue.Reader
+	r.Reset(v)
+	_toolgen_check1(&r)
+	if err := r.Done(); err != nil {
+		return schemasubset.Locate(err, _toolgen_Classify_output, v)
+	}
+	return nil
+}
+
+// _toolgen_Classify_encodeOutput writes an output of classify as canonical JSON.
+func _toolgen_Classify_encodeOutput(v *ClassifyResult) ([]byte, error) {
+	var err error
+	dst := make([]byte, 0, 256)
+	dst, err = _toolgen_encode_ClassifyResult(dst, v)
+	if err != nil {
+		return dst, jsonvalue.Within("", err)
+	}
+	return dst, err
+}
+
+// _toolgen_Classify_execute runs one call of classify: decode, call Classify, encode.
+func _toolgen_Classify_execute(ctx context.Context, args jsonvalue.Value, rc *runtime.RunContext) (jsonvalue.Value, error) {
+	p, err := _toolgen_Classify_decodeArgs(args)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidArgs,
+			Err:     err,
+			Message: "invalid arguments: " + err.Error(),
+		}
+	}
+	o, err := Classify(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out, err := _toolgen_Classify_encodeOutput(&o)
+	if err != nil {
+		return nil, &runtime.ToolError{
+			Code:    runtime.CodeInvalidToolOutput,
+			Err:     err,
+			Message: "invalid tool output: " + err.Error(),
+		}
+	}
+	return out, nil
+}
+
+// _toolgen_Classify_concurrencySafe calls classifySafe with the decoded arguments; invalid arguments
+// give false (exclusive).
+func _toolgen_Classify_concurrencySafe(args jsonvalue.Value) bool {
+	p, err := _toolgen_Classify_decodeArgs(args)
+	if err != nil {
+		return false
+	}
+	return classifySafe(p)
+}
+
 // _toolgen_Deep_decodeArgs decodes the arguments of deep, enforcing the parameter
 // schema while it fills the struct; a violation is reported as
 // schemasubset.Validate reports it.
@@ -222,7 +329,7 @@ func _toolgen_Deep_decodeArgs(v jsonvalue.Value) (EmptyArgs, error) {
 func _toolgen_Deep_validateOutput(v jsonvalue.Value) error {
 	var r jsonvalue.Reader
 	r.Reset(v)
-	_toolgen_check1(&r)
+	_toolgen_check3(&r)
 	if err := r.Done(); err != nil {
 		return schemasubset.Locate(err, _toolgen_Deep_output, v)
 	}
@@ -284,7 +391,7 @@ func _toolgen_Lookup_decodeArgs(v jsonvalue.Value) (LookupArgs, error) {
 func _toolgen_Lookup_validateOutput(v jsonvalue.Value) error {
 	var r jsonvalue.Reader
 	r.Reset(v)
-	_toolgen_check22(&r)
+	_toolgen_check24(&r)
 	if err := r.Done(); err != nil {
 		return schemasubset.Locate(err, _toolgen_Lookup_output, v)
 	}
@@ -346,7 +453,7 @@ func _toolgen_Draw_decodeArgs(v jsonvalue.Value) (DrawArgs, error) {
 func _toolgen_Draw_validateOutput(v jsonvalue.Value) error {
 	var r jsonvalue.Reader
 	r.Reset(v)
-	_toolgen_check27(&r)
+	_toolgen_check29(&r)
 	if err := r.Done(); err != nil {
 		return schemasubset.Locate(err, _toolgen_Draw_output, v)
 	}
@@ -405,7 +512,7 @@ func _toolgen_Anything_decodeArgs(v jsonvalue.Value) (EmptyArgs, error) {
 func _toolgen_Anything_validateOutput(v jsonvalue.Value) error {
 	var r jsonvalue.Reader
 	r.Reset(v)
-	_toolgen_check27(&r)
+	_toolgen_check29(&r)
 	if err := r.Done(); err != nil {
 		return schemasubset.Locate(err, _toolgen_Anything_output, v)
 	}
@@ -445,6 +552,95 @@ func _toolgen_Anything_execute(ctx context.Context, args jsonvalue.Value, rc *ru
 	return out, nil
 }
 
+// _toolgen_decode_ClassifyArgsOpen decodes a ClassifyArgs, checking it against its schema as it goes.
+func _toolgen_decode_ClassifyArgsOpen(r *jsonvalue.Reader, out *ClassifyArgs) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "path":
+			q1 := r.ReadQuoted()
+			out.Path = jsonvalue.Unescape(q1)
+			seen[0] |= uint64(0x1)
+		case "write":
+			b2 := r.ReadBool()
+			out.Write = b2
+		case "level":
+			at3 := r.Offset()
+			x4, fits5 := r.ReadInt()
+			if !fits5 || x4 < int64(-128) || x4 > int64(127) {
+				r.Reject(at3, "int8", nil)
+			}
+			out.Level = int8(x4)
+		default:
+			r.ReadValue()
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "path"))
+			return
+		}
+	}
+}
+
+// _toolgen_check2 reads one value and checks it against the schema
+// {"type":"string","description":"Path acted on."}.
+func _toolgen_check2(r *jsonvalue.Reader) {
+	q1 := r.ReadQuoted()
+	_ = q1
+}
+
+// _toolgen_check1 reads one value and checks it against the schema
+// {"type":"object","properties":{"path":{"type":"string","description":"Path acted on."}},"required":["path"],"additionalProperties":false}.
+func _toolgen_check1(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "path":
+			_toolgen_check2(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "path"))
+			return
+		}
+	}
+}
+
+// _toolgen_encode_ClassifyResult appends a ClassifyResult as a JSON object.
+func _toolgen_encode_ClassifyResult(dst []byte, v *ClassifyResult) ([]byte, error) {
+	var err error
+	dst = append(dst, '{')
+	dst = append(dst, "\"path\":"...)
+	dst, err = jsonvalue.AppendString(dst, string(v.Path))
+	if err != nil {
+		return dst, jsonvalue.Within("/path", err)
+	}
+	dst = append(dst, '}')
+	return dst, err
+}
+
 // _toolgen_decode_EmptyArgsOpen decodes a EmptyArgs, checking it against its schema as it goes.
 func _toolgen_decode_EmptyArgsOpen(r *jsonvalue.Reader, out *EmptyArgs) {
 	if !r.BeginObject() {
@@ -462,16 +658,16 @@ func _toolgen_decode_EmptyArgsOpen(r *jsonvalue.Reader, out *EmptyArgs) {
 	}
 }
 
-// _toolgen_check21 reads one value and checks it against the schema
+// _toolgen_check23 reads one value and checks it against the schema
 // {"type":"string"}.
-func _toolgen_check21(r *jsonvalue.Reader) {
+func _toolgen_check23(r *jsonvalue.Reader) {
 	q1 := r.ReadQuoted()
 	_ = q1
 }
 
-// _toolgen_check20 reads one value and checks it against the schema
+// _toolgen_check22 reads one value and checks it against the schema
 // {"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}.
-func _toolgen_check20(r *jsonvalue.Reader) {
+func _toolgen_check22(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
 		return
@@ -484,7 +680,7 @@ func _toolgen_check20(r *jsonvalue.Reader) {
 		}
 		switch string(name) {
 		case "value":
-			_toolgen_check21(r)
+			_toolgen_check23(r)
 			seen[0] |= uint64(0x1)
 		default:
 			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
@@ -499,8 +695,68 @@ func _toolgen_check20(r *jsonvalue.Reader) {
 	}
 }
 
-// _toolgen_check19 reads one value and checks it against the schema
+// _toolgen_check21 reads one value and checks it against the schema
 // {"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check21(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check22(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check20 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+func _toolgen_check20(r *jsonvalue.Reader) {
+	at := r.Offset()
+	if !r.BeginObject() {
+		return
+	}
+	var seen [1]uint64
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "next":
+			_toolgen_check21(r)
+			seen[0] |= uint64(0x1)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+	if r.Err() == nil {
+		if seen[0]&uint64(0x1) == 0 {
+			r.Fail(schemasubset.Missing(at, "next"))
+			return
+		}
+	}
+}
+
+// _toolgen_check19 reads one value and checks it against the schema
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check19(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -530,7 +786,7 @@ func _toolgen_check19(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check18 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check18(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -560,7 +816,7 @@ func _toolgen_check18(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check17 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check17(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -590,7 +846,7 @@ func _toolgen_check17(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check16 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check16(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -620,7 +876,7 @@ func _toolgen_check16(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check15 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check15(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -650,7 +906,7 @@ func _toolgen_check15(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check14 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check14(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -680,7 +936,7 @@ func _toolgen_check14(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check13 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check13(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -710,7 +966,7 @@ func _toolgen_check13(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check12 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check12(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -740,7 +996,7 @@ func _toolgen_check12(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check11 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check11(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -770,7 +1026,7 @@ func _toolgen_check11(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check10 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check10(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -800,7 +1056,7 @@ func _toolgen_check10(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check9 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check9(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -830,7 +1086,7 @@ func _toolgen_check9(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check8 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check8(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -860,7 +1116,7 @@ func _toolgen_check8(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check7 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check7(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -890,7 +1146,7 @@ func _toolgen_check7(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check6 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check6(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -920,7 +1176,7 @@ func _toolgen_check6(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check5 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check5(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -950,7 +1206,7 @@ func _toolgen_check5(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check4 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check4(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -980,7 +1236,7 @@ func _toolgen_check4(r *jsonvalue.Reader) {
 }
 
 // _toolgen_check3 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
+// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
 func _toolgen_check3(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
@@ -995,66 +1251,6 @@ func _toolgen_check3(r *jsonvalue.Reader) {
 		switch string(name) {
 		case "next":
 			_toolgen_check4(r)
-			seen[0] |= uint64(0x1)
-		default:
-			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
-			return
-		}
-	}
-	if r.Err() == nil {
-		if seen[0]&uint64(0x1) == 0 {
-			r.Fail(schemasubset.Missing(at, "next"))
-			return
-		}
-	}
-}
-
-// _toolgen_check2 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
-func _toolgen_check2(r *jsonvalue.Reader) {
-	at := r.Offset()
-	if !r.BeginObject() {
-		return
-	}
-	var seen [1]uint64
-	for {
-		name, ok := r.NextName()
-		if !ok {
-			break
-		}
-		switch string(name) {
-		case "next":
-			_toolgen_check3(r)
-			seen[0] |= uint64(0x1)
-		default:
-			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
-			return
-		}
-	}
-	if r.Err() == nil {
-		if seen[0]&uint64(0x1) == 0 {
-			r.Fail(schemasubset.Missing(at, "next"))
-			return
-		}
-	}
-}
-
-// _toolgen_check1 reads one value and checks it against the schema
-// {"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"next":{"type":"object","properties":{"value":{"type":"string"}},"required":["value"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}},"required":["next"],"additionalProperties":false}.
-func _toolgen_check1(r *jsonvalue.Reader) {
-	at := r.Offset()
-	if !r.BeginObject() {
-		return
-	}
-	var seen [1]uint64
-	for {
-		name, ok := r.NextName()
-		if !ok {
-			break
-		}
-		switch string(name) {
-		case "next":
-			_toolgen_check2(r)
 			seen[0] |= uint64(0x1)
 		default:
 			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
@@ -1428,16 +1624,16 @@ func _toolgen_decode_LookupArgsOpen(r *jsonvalue.Reader, out *LookupArgs) {
 	}
 }
 
-// _toolgen_check23 reads one value and checks it against the schema
+// _toolgen_check25 reads one value and checks it against the schema
 // {"type":"string","description":"Path is the path that was looked up."}.
-func _toolgen_check23(r *jsonvalue.Reader) {
+func _toolgen_check25(r *jsonvalue.Reader) {
 	q1 := r.ReadQuoted()
 	_ = q1
 }
 
-// _toolgen_check22 reads one value and checks it against the schema
+// _toolgen_check24 reads one value and checks it against the schema
 // {"type":"object","properties":{"path":{"type":"string","description":"Path is the path that was looked up."}},"required":["path"],"additionalProperties":false}.
-func _toolgen_check22(r *jsonvalue.Reader) {
+func _toolgen_check24(r *jsonvalue.Reader) {
 	at := r.Offset()
 	if !r.BeginObject() {
 		return
@@ -1450,7 +1646,7 @@ func _toolgen_check22(r *jsonvalue.Reader) {
 		}
 		switch string(name) {
 		case "path":
-			_toolgen_check23(r)
+			_toolgen_check25(r)
 			seen[0] |= uint64(0x1)
 		default:
 			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
@@ -1478,35 +1674,14 @@ func _toolgen_encode_LookupResult(dst []byte, v *LookupResult) ([]byte, error) {
 	return dst, err
 }
 
-// _toolgen_check25 reads one value and checks it against the schema
+// _toolgen_check27 reads one value and checks it against the schema
 // {"type":"number"}.
-func _toolgen_check25(r *jsonvalue.Reader) {
+func _toolgen_check27(r *jsonvalue.Reader) {
 	r.ReadNumber()
 }
 
-// _toolgen_check24 reads one value and checks it against the schema
-// {"type":"object","properties":{"r":{"type":"number"}},"additionalProperties":false}.
-func _toolgen_check24(r *jsonvalue.Reader) {
-	if !r.BeginObject() {
-		return
-	}
-	for {
-		name, ok := r.NextName()
-		if !ok {
-			break
-		}
-		switch string(name) {
-		case "r":
-			_toolgen_check25(r)
-		default:
-			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
-			return
-		}
-	}
-}
-
 // _toolgen_check26 reads one value and checks it against the schema
-// {"type":"object","properties":{"s":{"type":"number"}},"additionalProperties":false}.
+// {"type":"object","properties":{"r":{"type":"number"}},"additionalProperties":false}.
 func _toolgen_check26(r *jsonvalue.Reader) {
 	if !r.BeginObject() {
 		return
@@ -1517,8 +1692,29 @@ func _toolgen_check26(r *jsonvalue.Reader) {
 			break
 		}
 		switch string(name) {
+		case "r":
+			_toolgen_check27(r)
+		default:
+			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
+			return
+		}
+	}
+}
+
+// _toolgen_check28 reads one value and checks it against the schema
+// {"type":"object","properties":{"s":{"type":"number"}},"additionalProperties":false}.
+func _toolgen_check28(r *jsonvalue.Reader) {
+	if !r.BeginObject() {
+		return
+	}
+	for {
+		name, ok := r.NextName()
+		if !ok {
+			break
+		}
+		switch string(name) {
 		case "s":
-			_toolgen_check25(r)
+			_toolgen_check27(r)
 		default:
 			r.Fail(schemasubset.Extra(r.Offset(), jsonvalue.Unescape(name)))
 			return
@@ -1584,7 +1780,7 @@ func _toolgen_decode_DrawArgsOpen(r *jsonvalue.Reader, out *DrawArgs) {
 			first2, second3 := -1, -1
 			if second3 < 0 {
 				p4 := r.Probe()
-				_toolgen_check24(&p4)
+				_toolgen_check26(&p4)
 				if p4.Err() == nil && first2 < 0 {
 					first2 = 0
 				} else if p4.Err() == nil {
@@ -1593,7 +1789,7 @@ func _toolgen_decode_DrawArgsOpen(r *jsonvalue.Reader, out *DrawArgs) {
 			}
 			if second3 < 0 {
 				p5 := r.Probe()
-				_toolgen_check26(&p5)
+				_toolgen_check28(&p5)
 				if p5.Err() == nil && first2 < 0 {
 					first2 = 1
 				} else if p5.Err() == nil {
@@ -1625,9 +1821,9 @@ func _toolgen_decode_DrawArgsOpen(r *jsonvalue.Reader, out *DrawArgs) {
 	}
 }
 
-// _toolgen_check27 reads one value and checks it against the schema
+// _toolgen_check29 reads one value and checks it against the schema
 // {}.
-func _toolgen_check27(r *jsonvalue.Reader) {
+func _toolgen_check29(r *jsonvalue.Reader) {
 	r.ReadValue()
 }
 
