@@ -142,6 +142,9 @@ func (c *coder) adapter(t *Tool) (decls []jen.Code, def jen.Code) {
 		field("Execute", jen.Id(n("execute"))),
 		field("ValidatesArguments", jen.True()),
 	}
+	if staticallyValid(t.Output, t.OutputSchema) {
+		d = append(d, field("ValidatesOutput", jen.True()))
+	}
 	if t.Timeout > 0 {
 		d = append(d, field("Timeout", durationExpr(t.Timeout)))
 	}

@@ -1,8 +1,12 @@
 package gen
 
 import (
+	"slices"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgen-go/toolgen/schemasubset"
 )
 
 // Output encoders append the canonical JSON of a Go value as encoding/json
@@ -249,4 +253,57 @@ func pointerToken(name string) string {
 		}
 	}
 	return string(out)
+}
+
+// staticallyValid reports whether every value the encoder writes for t is
+// valid against n by construction, so that the generated adapter can tell
+// the runtime not to validate it again: it holds for shapes without enum,
+// const, oneOf, custom wire forms, pointers that may write a forbidden
+// null, or required fields that omitempty or a nil embedded pointer may
+// leave out.
+func staticallyValid(t *Type, n *schemasubset.Node) bool {
+	if n == nil {
+		n = schemasubset.Any()
+	}
+	if br := n.OneOf(); t.Kind != KindOneOf && len(br) == 2 && br[1].Type() == schemasubset.TypeNull && n.Type() == schemasubset.TypeAny {
+		if t.Kind == KindPointer {
+			return staticallyValid(t.Elem, br[0])
+		}
+		return staticallyValid(t, br[0])
+	}
+	if hasValueChecks(n) || len(n.OneOf()) > 0 {
+		return false
+	}
+	typ := n.Type()
+	switch t.Kind {
+	case KindString, KindTime, KindText:
+		return typ == schemasubset.TypeString || n.AcceptsAnything()
+	case KindBool:
+		return typ == schemasubset.TypeBoolean || n.AcceptsAnything()
+	case KindInt, KindUint:
+		return typ == schemasubset.TypeInteger || typ == schemasubset.TypeNumber || n.AcceptsAnything()
+	case KindFloat, KindNumber:
+		return typ == schemasubset.TypeNumber || n.AcceptsAnything()
+	case KindRaw:
+		return n.AcceptsAnything()
+	case KindSlice:
+		if typ != schemasubset.TypeArray && !n.AcceptsAnything() {
+			return false
+		}
+		return staticallyValid(t.Elem, n.Items())
+	case KindStruct:
+		if typ != schemasubset.TypeObject {
+			return false
+		}
+		for _, f := range t.Fields {
+			if f.Required && (f.OmitEmpty || f.OmitZero || slices.ContainsFunc(f.Path, func(e Embedded) bool { return e.Pointer })) {
+				return false
+			}
+			if n.Property(f.Name) == nil || !staticallyValid(f.Type, f.Schema) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // pointers (nil writes null), oneOf, custom wire forms
 }

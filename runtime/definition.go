@@ -76,6 +76,14 @@ type ToolDefinition struct {
 	// CodeInvalidArgs, so the runtime does not validate them again.
 	// Generated adapters, which validate while decoding, set it.
 	ValidatesArguments bool
+	// ValidatesOutput declares that every value Execute returns is valid
+	// against Output.Schema by construction, so the runtime does not
+	// validate it again; a value a post-execute listener puts in its place
+	// is still validated. Generated adapters set it for output types whose
+	// Go shape alone guarantees the schema (no enum, const, oneOf, custom
+	// wire form, non-nullable pointer, or required field that omitempty can
+	// drop).
+	ValidatesOutput bool
 	// FinalizeContent optionally replaces the content of every outcome,
 	// failures included, exactly once before the result is frozen. It sees
 	// the execution, not typed arguments, because invalid arguments reach it

@@ -344,7 +344,7 @@ func (c *call) dispatchBody(ctx context.Context) Result {
 		res.AdditionalContexts = contexts
 		return res
 	}
-	res := c.project(value)
+	res := c.project(value, c.def.ValidatesOutput)
 	if !res.IsError() {
 		res.ConcludesTurn = concludes
 	}
@@ -403,8 +403,9 @@ func failureOf(err error) Result {
 	return Fail(CodeToolError, err.Error())
 }
 
-// project snapshots and validates a successful value and renders it.
-func (c *call) project(value jsonvalue.Value) Result {
+// project snapshots and validates a successful value and renders it; a
+// value the body vouches for (ValidatesOutput) is not validated again.
+func (c *call) project(value jsonvalue.Value, trusted bool) Result {
 	// The snapshot: a copy the body cannot change afterwards.
 	var v jsonvalue.Value
 	var err error
@@ -414,6 +415,7 @@ func (c *call) project(value jsonvalue.Value) Result {
 		return Fail(CodeInvalidToolOutput, "the tool returned a value that is not JSON: "+err.Error())
 	}
 	switch {
+	case trusted:
 	case c.def.Output.Validate != nil:
 		err = c.def.Output.Validate(v)
 	case !c.def.Output.Schema.AcceptsAnything():
@@ -480,7 +482,7 @@ func (c *call) post(res Result) Result {
 		res.Content = cloneBlocks(d.Feedback)
 	case d.Value != nil:
 		concludes := res.ConcludesTurn
-		res = c.project(d.Value)
+		res = c.project(d.Value, false)
 		res.ConcludesTurn = concludes && !res.IsError()
 	case d.Content != nil:
 		res.Content = cloneBlocks(d.Content)

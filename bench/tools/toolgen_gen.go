@@ -122,6 +122,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_ReadFile_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 			ConcurrencySafe:    _toolgen_always,
 		},
 		{
@@ -133,6 +134,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_Grep_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 			ConcurrencySafe:    _toolgen_always,
 		},
 		{
@@ -144,6 +146,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_EditFile_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 		},
 	}
 }

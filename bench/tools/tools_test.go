@@ -224,6 +224,19 @@ func BenchmarkGeneratedEncodeValidate(b *testing.B) {
 	}
 }
 
+// BenchmarkGeneratedEncode is the generated output encoder alone: what
+// Execute pays for an output type whose shape guarantees its schema
+// (ValidatesOutput), as ReadFileResult's does.
+func BenchmarkGeneratedEncode(b *testing.B) {
+	require.True(b, Tools()[0].ValidatesOutput)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := _toolgen_ReadFile_encodeOutput(&benchOutput); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkJSONv2Marshal is json v2's Marshal of the same output.
 func BenchmarkJSONv2Marshal(b *testing.B) {
 	b.ReportAllocs()

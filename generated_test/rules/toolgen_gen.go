@@ -192,6 +192,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_Classify_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 			ConcurrencySafe:    _toolgen_Classify_concurrencySafe,
 		},
 		{
@@ -203,6 +204,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_Deep_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 		},
 		{
 			ToolSchema: _toolgen_Lookup_schema,
@@ -213,6 +215,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_Lookup_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 			ConcurrencySafe:    _toolgen_always,
 		},
 		{
@@ -224,6 +227,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_Draw_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 		},
 		{
 			ToolSchema: _toolgen_Anything_schema,
@@ -234,6 +238,7 @@ func Tools() []runtime.ToolDefinition {
 			},
 			Execute:            _toolgen_Anything_execute,
 			ValidatesArguments: true,
+			ValidatesOutput:    true,
 		},
 	}
 }
