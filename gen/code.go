@@ -471,24 +471,10 @@ func (c *coder) decodeOneOf(f *fn, t *Type, n *schemasubset.Node, target string)
 		c.failf("%s: %d variants but %d oneOf branches", t.GoString, len(t.Variants), len(branches))
 		return nil
 	}
-	at, first, second := f.v("at"), f.v("first"), f.v("second")
-	out := []jen.Code{
-		jen.Id(at).Op(":=").Id("r").Dot("Offset").Call(),
-		jen.List(jen.Id(first), jen.Id(second)).Op(":=").List(jen.Lit(-1), jen.Lit(-1)),
-	}
-	for i, br := range branches {
-		check := c.checker(br)
-		p := f.v("p")
-		out = append(out, jen.If(jen.Id(second).Op("<").Lit(0)).Block(
-			jen.Id(p).Op(":=").Id("r").Dot("Probe").Call(),
-			jen.Id(check).Call(jen.Op("&").Id(p)),
-			jen.If(jen.Id(p).Dot("Err").Call().Op("==").Nil().Op("&&").Id(first).Op("<").Lit(0)).Block(
-				jen.Id(first).Op("=").Lit(i),
-			).Else().If(jen.Id(p).Dot("Err").Call().Op("==").Nil()).Block(
-				jen.Id(second).Op("=").Lit(i),
-			),
-		))
-	}
+	at := f.v("at")
+	out := []jen.Code{jen.Id(at).Op(":=").Id("r").Dot("Offset").Call()}
+	first, second, probes := c.probe(f, branches)
+	out = append(out, probes...)
 	var cases []jen.Code
 	cases = append(cases, jen.Case(jen.Id(first).Op("<").Lit(0).Op("||").Id(second).Op(">=").Lit(0)).Block(
 		jen.Id("r").Dot("Fail").Call(ss("OneOfFailure").Call(jen.Id(at), jen.Id(first), jen.Id(second))),
@@ -507,6 +493,29 @@ func (c *coder) decodeOneOf(f *fn, t *Type, n *schemasubset.Node, target string)
 	return append(out, jen.Switch().Block(cases...))
 }
 
+// probe returns statements that try the next value against each oneOf
+// branch with the schema-only checkers, without consuming it, and set the
+// variables first and second to the first two matching branches (-1 when
+// none), stopping at the second match as Validate does.
+func (c *coder) probe(f *fn, branches []*schemasubset.Node) (first, second string, out []jen.Code) {
+	first, second = f.v("first"), f.v("second")
+	out = []jen.Code{jen.List(jen.Id(first), jen.Id(second)).Op(":=").List(jen.Lit(-1), jen.Lit(-1))}
+	for i, br := range branches {
+		check := c.checker(br)
+		p := f.v("p")
+		out = append(out, jen.If(jen.Id(second).Op("<").Lit(0)).Block(
+			jen.Id(p).Op(":=").Id("r").Dot("Probe").Call(),
+			jen.Id(check).Call(jen.Op("&").Id(p)),
+			jen.If(jen.Id(p).Dot("Err").Call().Op("==").Nil().Op("&&").Id(first).Op("<").Lit(0)).Block(
+				jen.Id(first).Op("=").Lit(i),
+			).Else().If(jen.Id(p).Dot("Err").Call().Op("==").Nil()).Block(
+				jen.Id(second).Op("=").Lit(i),
+			),
+		))
+	}
+	return first, second, out
+}
+
 // structDecoder returns the helper that decodes struct t, closed or open to
 // unknown members.
 func (c *coder) structDecoder(t *Type, closed bool) string {
@@ -522,50 +531,19 @@ func (c *coder) structDecoder(t *Type, closed bool) string {
 		f := &fn{}
 		schema := t.Schema
 		required, _ := schema.Required()
-		bit := map[string]int{}
-		for i, r := range required {
-			bit[r] = i
-		}
-		words := (len(required) + 63) / 64
-		var body []jen.Code
-		if len(required) > 0 {
-			body = append(body, jen.Id("at").Op(":=").Id("r").Dot("Offset").Call())
-		}
-		body = append(body, jen.If(jen.Op("!").Id("r").Dot("BeginObject").Call()).Block(jen.Return()))
-		if words > 0 {
-			body = append(body, jen.Var().Id("seen").Index(jen.Lit(words)).Uint64())
-		}
-		var cases []jen.Code
-		for _, fd := range t.Fields {
+		members := make([]member, len(t.Fields))
+		for i, fd := range t.Fields {
 			target := "out"
-			var alloc []jen.Code
+			var stmts []jen.Code
 			for _, e := range fd.Path {
 				target += "." + e.GoName
 				if e.Pointer {
-					alloc = append(alloc, jen.If(jen.Id(target).Op("==").Nil()).Block(jen.Id(target).Op("=").New(jen.Qual(e.Type.ImportPath, e.Type.Name))))
+					stmts = append(stmts, jen.If(jen.Id(target).Op("==").Nil()).Block(jen.Id(target).Op("=").New(jen.Qual(e.Type.ImportPath, e.Type.Name))))
 				}
 			}
-			target += "." + fd.GoName
-			stmts := append(alloc, c.decode(f, fd.Type, fd.Schema, target)...)
-			if i, ok := bit[fd.Name]; ok {
-				stmts = append(stmts, jen.Id("seen").Index(jen.Lit(i/64)).Op("|=").Lit(uint64(1)<<(i%64)))
-			}
-			cases = append(cases, jen.Case(jen.Lit(nameText(fd.Name))).Block(stmts...))
+			members[i] = member{name: fd.Name, read: append(stmts, c.decode(f, fd.Type, fd.Schema, target+"."+fd.GoName)...)}
 		}
-		if closed {
-			cases = append(cases, jen.Default().Block(
-				jen.Id("r").Dot("Fail").Call(ss("Extra").Call(jen.Id("r").Dot("Offset").Call(), jv("Unescape").Call(jen.Id("name")))),
-				jen.Return(),
-			))
-		} else {
-			cases = append(cases, jen.Default().Block(jen.Id("r").Dot("ReadValue").Call()))
-		}
-		body = append(body, jen.For().Block(
-			jen.List(jen.Id("name"), jen.Id("ok")).Op(":=").Id("r").Dot("NextName").Call(),
-			jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
-			jen.Switch(jen.String().Call(jen.Id("name"))).Block(cases...),
-		))
-		body = append(body, requiredChecks(required)...)
+		body := objectBody(members, required, closed)
 		return jen.Commentf("%s decodes a %s, checking it against its schema as it goes.", name, t.GoString).Line().
 			Func().Id(name).Params(readerParam, jen.Id("out").Op("*").Add(typeExpr(t))).Block(body...)
 	})
@@ -641,21 +619,8 @@ func (c *coder) check(f *fn, n *schemasubset.Node) []jen.Code {
 			out = append(out, jen.If(jen.Op("!").Parens(kindFits(typ))).Block(fail("RuleType", at), jen.Return()))
 		}
 		if len(branches) > 0 {
-			first, second := f.v("first"), f.v("second")
-			out = append(out, jen.List(jen.Id(first), jen.Id(second)).Op(":=").List(jen.Lit(-1), jen.Lit(-1)))
-			for i, br := range branches {
-				check := c.checker(br)
-				p := f.v("p")
-				out = append(out, jen.If(jen.Id(second).Op("<").Lit(0)).Block(
-					jen.Id(p).Op(":=").Id("r").Dot("Probe").Call(),
-					jen.Id(check).Call(jen.Op("&").Id(p)),
-					jen.If(jen.Id(p).Dot("Err").Call().Op("==").Nil().Op("&&").Id(first).Op("<").Lit(0)).Block(
-						jen.Id(first).Op("=").Lit(i),
-					).Else().If(jen.Id(p).Dot("Err").Call().Op("==").Nil()).Block(
-						jen.Id(second).Op("=").Lit(i),
-					),
-				))
-			}
+			first, second, probes := c.probe(f, branches)
+			out = append(out, probes...)
 			// Validate checks const and enum before oneOf.
 			vc := c.anyValueChecks(f, n, at)
 			out = append(out, vc...)
@@ -782,29 +747,43 @@ func (c *coder) checkObject(f *fn, n *schemasubset.Node) []jen.Code {
 			jen.Id("r").Dot("BeginObject").Call(), jen.Return()),
 			jen.Id("r").Dot("ReadValue").Call()}
 	}
+	members := make([]member, len(props))
+	for i, p := range props {
+		members[i] = member{name: p.Name, read: []jen.Code{jen.Id(c.checker(p.Schema)).Call(jen.Id("r"))}}
+	}
+	return objectBody(members, required, closed)
+}
+
+// member is one property an object body reads, with the statements that
+// read its value.
+type member struct {
+	name string
+	read []jen.Code
+}
+
+// objectBody returns the statements of a helper that reads an object:
+// its members in document order (unknown ones skipped, or refused when
+// closed), then its required properties once it closed cleanly.
+func objectBody(members []member, required []string, closed bool) []jen.Code {
 	bit := map[string]int{}
 	for i, r := range required {
 		bit[r] = i
 	}
-	words := (len(required) + 63) / 64
-	var out []jen.Code
-	// Each object gets its own block so that nested objects' locals do not
-	// clash.
 	var body []jen.Code
 	if len(required) > 0 {
 		body = append(body, jen.Id("at").Op(":=").Id("r").Dot("Offset").Call())
 	}
 	body = append(body, jen.If(jen.Op("!").Id("r").Dot("BeginObject").Call()).Block(jen.Return()))
-	if words > 0 {
+	if words := (len(required) + 63) / 64; words > 0 {
 		body = append(body, jen.Var().Id("seen").Index(jen.Lit(words)).Uint64())
 	}
 	var cases []jen.Code
-	for _, p := range props {
-		stmts := []jen.Code{jen.Id(c.checker(p.Schema)).Call(jen.Id("r"))}
-		if i, ok := bit[p.Name]; ok {
+	for _, m := range members {
+		stmts := m.read
+		if i, ok := bit[m.name]; ok {
 			stmts = append(stmts, jen.Id("seen").Index(jen.Lit(i/64)).Op("|=").Lit(uint64(1)<<(i%64)))
 		}
-		cases = append(cases, jen.Case(jen.Lit(nameText(p.Name))).Block(stmts...))
+		cases = append(cases, jen.Case(jen.Lit(nameText(m.name))).Block(stmts...))
 	}
 	if closed {
 		cases = append(cases, jen.Default().Block(
@@ -819,9 +798,7 @@ func (c *coder) checkObject(f *fn, n *schemasubset.Node) []jen.Code {
 		jen.If(jen.Op("!").Id("ok")).Block(jen.Break()),
 		jen.Switch(jen.String().Call(jen.Id("name"))).Block(cases...),
 	))
-	body = append(body, requiredChecks(required)...)
-	_ = f
-	return append(out, body...)
+	return append(body, requiredChecks(required)...)
 }
 
 // addressOf spells &target, simplifying &(*p) to p.
