@@ -138,15 +138,7 @@ func (c *coder) decode(f *fn, t *Type, n *schemasubset.Node, target string) []je
 		out := c.quoted(f, n, q)
 		return append(out, jen.Id(target).Op("=").Add(convert(t, jv("Unescape").Call(jen.Id(q)))))
 	case KindBool:
-		b := f.v("b")
-		out := []jen.Code{}
-		at := ""
-		if hasValueChecks(n) {
-			at = f.v("at")
-			out = append(out, jen.Id(at).Op(":=").Id("r").Dot("Offset").Call())
-		}
-		out = append(out, jen.Id(b).Op(":=").Id("r").Dot("ReadBool").Call())
-		out = append(out, c.boolChecks(n, b, at)...)
+		b, out := c.readBool(f, n)
 		return append(out, jen.Id(target).Op("=").Add(convert(t, jen.Id(b))))
 	case KindInt, KindUint:
 		return c.decodeInteger(f, t, n, target)
@@ -241,6 +233,20 @@ func constText(v jsonvalue.Value) jen.Code {
 		return jen.Lit("\x00not a string")
 	}
 	return jen.Lit(quotedText(v))
+}
+
+// readBool reads a boolean into a new variable, which it returns with the
+// statements, checking the node's const and enum.
+func (c *coder) readBool(f *fn, n *schemasubset.Node) (string, []jen.Code) {
+	b := f.v("b")
+	var out []jen.Code
+	at := ""
+	if hasValueChecks(n) {
+		at = f.v("at")
+		out = append(out, jen.Id(at).Op(":=").Id("r").Dot("Offset").Call())
+	}
+	out = append(out, jen.Id(b).Op(":=").Id("r").Dot("ReadBool").Call())
+	return b, append(out, c.boolChecks(n, b, at)...)
 }
 
 func (c *coder) boolChecks(n *schemasubset.Node, b, at string) []jen.Code {
@@ -643,14 +649,8 @@ func (c *coder) check(f *fn, n *schemasubset.Node) []jen.Code {
 		out = append(out, c.quoted(f, n, q)...)
 		return append(out, jen.Id("_").Op("=").Id(q))
 	case schemasubset.TypeBoolean:
-		b := f.v("b")
-		at := ""
-		if hasValueChecks(n) {
-			at = f.v("at")
-			out = append(out, jen.Id(at).Op(":=").Id("r").Dot("Offset").Call())
-		}
-		out = append(out, jen.Id(b).Op(":=").Id("r").Dot("ReadBool").Call())
-		out = append(out, c.boolChecks(n, b, at)...)
+		b, read := c.readBool(f, n)
+		out = append(out, read...)
 		return append(out, jen.Id("_").Op("=").Id(b))
 	case schemasubset.TypeNull:
 		return append(out, jen.Id("r").Dot("ReadNull").Call())

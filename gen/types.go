@@ -392,47 +392,42 @@ func hasByteMethod(t types.Type, name string) bool {
 	if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
 		return false
 	}
-	if _, isIface := t.Underlying().(*types.Interface); isIface {
-		return false
-	}
-	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
-	fn, ok := obj.(*types.Func)
-	if !ok {
-		return false
-	}
-	sig := fn.Type().(*types.Signature)
-	if sig.Params().Len() != 1 || sig.Results().Len() != 1 || sig.Variadic() {
-		return false
-	}
-	s, ok := types.Unalias(sig.Params().At(0).Type()).(*types.Slice)
-	if !ok {
-		return false
-	}
-	bt, ok := types.Unalias(s.Elem()).(*types.Basic)
-	return ok && bt.Kind() == types.Uint8 && isNamed(sig.Results().At(0).Type(), "", "error")
+	sig := methodSig(t, name)
+	return sig != nil && sig.Params().Len() == 1 && sig.Results().Len() == 1 && !sig.Variadic() &&
+		isBytes(sig.Params().At(0).Type()) && isNamed(sig.Results().At(0).Type(), "", "error")
 }
 
 // hasAppendMethod reports whether t or *t has method name with the
 // signature func() ([]byte, error), as MarshalJSON and MarshalText have.
 func hasAppendMethod(t types.Type, name string) bool {
+	sig := methodSig(t, name)
+	return sig != nil && sig.Params().Len() == 0 && sig.Results().Len() == 2 &&
+		isBytes(sig.Results().At(0).Type()) && isNamed(sig.Results().At(1).Type(), "", "error")
+}
+
+// methodSig returns the signature of method name of *t (so value and
+// pointer receivers both count), or nil when there is none or t is an
+// interface.
+func methodSig(t types.Type, name string) *types.Signature {
 	if _, isIface := t.Underlying().(*types.Interface); isIface {
-		return false
+		return nil
 	}
 	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), true, nil, name)
 	fn, ok := obj.(*types.Func)
 	if !ok {
-		return false
+		return nil
 	}
-	sig := fn.Type().(*types.Signature)
-	if sig.Params().Len() != 0 || sig.Results().Len() != 2 {
-		return false
-	}
-	s, ok := types.Unalias(sig.Results().At(0).Type()).(*types.Slice)
+	return fn.Type().(*types.Signature)
+}
+
+// isBytes reports whether t is []byte.
+func isBytes(t types.Type) bool {
+	s, ok := types.Unalias(t).(*types.Slice)
 	if !ok {
 		return false
 	}
 	bt, ok := types.Unalias(s.Elem()).(*types.Basic)
-	return ok && bt.Kind() == types.Uint8 && isNamed(sig.Results().At(1).Type(), "", "error")
+	return ok && bt.Kind() == types.Uint8
 }
 
 // hasIsZero reports whether t has an IsZero() bool method (on its value),
