@@ -77,11 +77,19 @@ func GoFile(p *Package) ([]byte, error) {
 		f.Var().Id(schemaName).Op("=").Qual(runtimePath, "ToolSchema").Custom(fields,
 			jen.Id("Name").Op(":").Lit(t.Name),
 			jen.Id("Description").Op(":").Lit(t.Description),
-			jen.Id("Parameters").Op(":").Add(schemaLit(t.ParamsSchema)),
+			jen.Id("Parameters").Op(":").Qual(schemaPath, "Build").Call(jen.Op("&").Id(schemaName+"Spec")),
 		)
 		f.Line()
 		f.Commentf("%s is the schema of the %s tool's output.", outputName, t.Name)
-		f.Var().Id(outputName).Op("=").Add(schemaLit(t.OutputSchema))
+		f.Var().Id(outputName).Op("=").Qual(schemaPath, "Build").Call(jen.Op("&").Id(outputName + "Spec"))
+		f.Line()
+		f.Commentf("%sSpec and %sSpec are the two schemas as data", schemaName, outputName)
+		f.Comment("the compiler lays out statically; Build makes nodes of each with a few")
+		f.Comment("allocations.")
+		f.Var().Defs(
+			jen.Id(schemaName+"Spec").Op("=").Add(specLit(t.ParamsSchema, true)),
+			jen.Id(outputName+"Spec").Op("=").Add(specLit(t.OutputSchema, true)),
+		)
 		f.Line()
 		f.Commentf("%s%s_paramsJSON and %s%s_outputJSON are the canonical JSON of", prefix, t.Func, prefix, t.Func)
 		f.Comment("the two schemas, byte for byte what their MarshalJSON returns.")
@@ -163,6 +171,95 @@ func typeExpr(t *Type) jen.Code {
 	// Predeclared types: the only unnamed types left once unnamed
 	// interfaces have been rejected.
 	return jen.Id(t.GoString)
+}
+
+// specLit returns a schemasubset.Spec literal describing n, with its type
+// name when typed is set (an element of a []Spec elides it). A node with a
+// present but empty title or description, which a Spec cannot spell, goes
+// in whole through the Node field.
+func specLit(n *schemasubset.Node, typed bool) *jen.Statement {
+	q := func(name string) *jen.Statement { return jen.Qual(schemaPath, name) }
+	lit := func(items ...jen.Code) *jen.Statement {
+		if typed {
+			return q("Spec").Custom(fields, items...)
+		}
+		return jen.Custom(fields, items...)
+	}
+	title, hasTitle := n.Title()
+	desc, hasDesc := n.Description()
+	if hasTitle && title == "" || hasDesc && desc == "" {
+		return lit(jen.Id("Node").Op(":").Add(schemaLit(n)))
+	}
+	var items []jen.Code
+	field := func(name string, v jen.Code) { items = append(items, jen.Id(name).Op(":").Add(v)) }
+	if typ := n.Type(); typ != schemasubset.TypeAny {
+		field("Type", q(typeConst[typ]))
+	}
+	if hasTitle {
+		field("Title", jen.Lit(title))
+	}
+	if hasDesc {
+		field("Description", jen.Lit(desc))
+	}
+	if v := n.Default(); v != nil {
+		field("Default", valueLit(v))
+	}
+	if v := n.Examples(); v != nil {
+		field("Examples", valueLit(v))
+	}
+	if vs := n.Enum(); vs != nil {
+		lits := make([]jen.Code, len(vs))
+		for i, v := range vs {
+			lits[i] = valueLit(v)
+		}
+		field("Enum", jen.Index().Qual(jsonvaluePath, "Value").Values(lits...))
+	}
+	if v, ok := n.Const(); ok {
+		field("Const", valueLit(v))
+	}
+	if props, ok := n.Properties(); ok {
+		lits := make([]jen.Code, len(props))
+		for i, p := range props {
+			lits[i] = jen.Values(jen.Id("Name").Op(":").Lit(p.Name), jen.Id("Schema").Op(":").Add(specLit(p.Schema, true)))
+		}
+		field("Properties", jen.Index().Qual(schemaPath, "SpecProperty").Custom(fields, lits...))
+	}
+	if req, ok := n.Required(); ok {
+		lits := make([]jen.Code, len(req))
+		for i, r := range req {
+			lits[i] = jen.Lit(r)
+		}
+		field("Required", jen.Index().String().Values(lits...))
+	}
+	if allowed, ok := n.AdditionalProperties(); ok {
+		if allowed {
+			field("Additional", q("AdditionalAllowed"))
+		} else {
+			field("Additional", q("AdditionalForbidden"))
+		}
+	}
+	if items := n.Items(); items != nil {
+		field("Items", jen.Op("&").Add(specLit(items, true)))
+	}
+	if branches := n.OneOf(); branches != nil {
+		lits := make([]jen.Code, len(branches))
+		for i, b := range branches {
+			lits[i] = specLit(b, false)
+		}
+		field("OneOf", jen.Index().Qual(schemaPath, "Spec").Custom(fields, lits...))
+	}
+	return lit(items...)
+}
+
+// typeConst names the schemasubset constant of each type.
+var typeConst = map[schemasubset.Type]string{
+	schemasubset.TypeObject:  "TypeObject",
+	schemasubset.TypeArray:   "TypeArray",
+	schemasubset.TypeString:  "TypeString",
+	schemasubset.TypeNumber:  "TypeNumber",
+	schemasubset.TypeInteger: "TypeInteger",
+	schemasubset.TypeBoolean: "TypeBoolean",
+	schemasubset.TypeNull:    "TypeNull",
 }
 
 // schemaLit returns a schemasubset expression that builds a node equal to n.

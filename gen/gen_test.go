@@ -151,6 +151,26 @@ func TestSchemaLitCoversEveryKeyword(t *testing.T) {
 	}
 }
 
+// TestSpecLitCoversEveryKeyword checks that the Spec emitter spells every
+// keyword, and falls back to the constructors for an empty title.
+func TestSpecLitCoversEveryKeyword(t *testing.T) {
+	n := schemasubset.Object(
+		schemasubset.Prop("s", schemasubset.String().WithTitle("T").WithDescription("D").
+			WithDefault([]byte(`"a"`)).WithExamples([]byte(`["a"]`)).WithEnum([]byte(`"a"`), []byte(`"b"`))),
+		schemasubset.Prop("c", schemasubset.Integer().WithConst([]byte(`1`))),
+		schemasubset.Prop("arr", schemasubset.Array(schemasubset.Integer())),
+		schemasubset.Prop("o", schemasubset.Object().WithProperties().WithAdditionalProperties(true)),
+		schemasubset.Prop("n", schemasubset.String().WithOneOf(schemasubset.String(), schemasubset.Null())),
+		schemasubset.Prop("e", schemasubset.String().WithTitle("")),
+	).WithRequired("s").Closed()
+	got := strings.Join(strings.Fields(fmt.Sprintf("%#v", specLit(n, true))), " ")
+	for _, want := range []string{"Title: \"T\"", "Description: \"D\"", "Default:", "Examples:", "Enum:", "Const:",
+		"Items: &schemasubset.Spec{", "Properties: []schemasubset.SpecProperty{}", "AdditionalAllowed", "OneOf: []schemasubset.Spec{",
+		"Required: []string{\"s\"}", "AdditionalForbidden", "Node: schemasubset.String().WithTitle(\"\")"} {
+		assert.Contains(t, got, want)
+	}
+}
+
 // FuzzUnifiedDiff checks that any diff applies back to its new side.
 func FuzzUnifiedDiff(f *testing.F) {
 	f.Add("a\nb\nc\n", "a\nc\nd")

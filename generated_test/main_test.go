@@ -132,7 +132,7 @@ func TestCommand(t *testing.T) {
 			assert.Contains(t, stderr, "toolgen: "+gen.DefaultOutput+" is stale; run go generate")
 			assert.Contains(t, stderr, "toolgen: TOOLS.md is stale; run go generate")
 			assert.Contains(t, stdout, "--- "+gen.DefaultOutput+"\n+++ "+gen.DefaultOutput+"\n")
-			assert.Contains(t, stdout, "-\t\tschemasubset.Prop(\"text\", schemasubset.String().WithDescription(\"Text is said back.\")),\n+\t\tschemasubset.Prop(\"text\", schemasubset.String().WithDescription(\"Text is repeated.\")),\n")
+			assert.Contains(t, stdout, "-\t\t\t\tDescription: \"Text is said back.\",\n+\t\t\t\tDescription: \"Text is repeated.\",\n")
 			after, err := os.ReadFile(filepath.Join(dir, gen.DefaultOutput))
 			require.NoError(t, err)
 			assert.Equal(t, before, after, "check mode writes nothing")

@@ -207,7 +207,7 @@ func (n *Node) Equal(m *Node) bool {
 		n.title != m.title || n.description != m.description ||
 		!bytes.Equal(n.def, m.def) || (n.def == nil) != (m.def == nil) ||
 		!bytes.Equal(n.examples, m.examples) || (n.examples == nil) != (m.examples == nil) ||
-		!bytes.Equal(n.cnst.v, m.cnst.v) ||
+		!bytes.Equal(n.constText(), m.constText()) ||
 		!slices.Equal(n.required, m.required) ||
 		len(n.enum) != len(m.enum) || len(n.props) != len(m.props) || len(n.oneOf) != len(m.oneOf) ||
 		!n.items.Equal(m.items) {

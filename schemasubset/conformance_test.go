@@ -61,11 +61,16 @@ func schemaPaths(err error) []string {
 
 // checkTests validates every test of a supported group and reports how many
 // ran.
+// The same schema written as a Spec must build an equal node that gives
+// every test the same verdict and error.
 func checkTests(t *testing.T, where string, n *schemasubset.Node, tests []conformance.Test) int {
+	built := schemasubset.Build(specOf(n))
+	require.True(t, built.Equal(n), "%s: Build of its Spec", where)
 	for _, tc := range tests {
 		v, err := jsonvalue.Materialize(tc.Data)
 		require.NoError(t, err, "%s: %s: data must materialize", where, tc.Description)
 		verr := schemasubset.Validate(n, v)
+		assert.Equal(t, verr, schemasubset.Validate(built, v), "%s: %s: the built node's verdict", where, tc.Description)
 		if tc.Valid {
 			assert.NoError(t, verr, "%s: %s: %s", where, tc.Description, tc.Data)
 		} else if assert.Error(t, verr, "%s: %s: %s", where, tc.Description, tc.Data) {

@@ -120,7 +120,7 @@ type Node struct {
 	def         jsonvalue.Value
 	examples    jsonvalue.Value
 	enum        []scalar
-	cnst        scalar
+	cnst        *scalar // set exactly when has includes kwConst
 	props       []property
 	required    []string
 	items       *Node
@@ -142,7 +142,7 @@ type Node struct {
 // property is a Property with its lookup key and required bit.
 type property struct {
 	name string
-	key  []byte // the name's canonical escaped form, as values spell it
+	key  string // the name's canonical escaped form, as values spell it
 	node *Node
 	bit  int // index among the distinct required names, or -1
 }
@@ -269,7 +269,8 @@ func (n *Node) WithEnum(values ...jsonvalue.Value) *Node {
 func (n *Node) WithConst(v jsonvalue.Value) *Node {
 	c := n.copyOf()
 	c.has |= kwConst
-	c.cnst = newScalar(v.Clone())
+	s := newScalar(v.Clone())
+	c.cnst = &s
 	return finish(c)
 }
 
@@ -328,8 +329,7 @@ func (n *Node) WithOneOf(branches ...*Node) *Node {
 func toProperties(props []Property) []property {
 	out := make([]property, len(props))
 	for i, p := range props {
-		key, _ := jsontext.AppendQuote(nil, p.Name)
-		out[i] = property{name: p.Name, key: key[1 : len(key)-1], node: p.Schema, bit: -1}
+		out[i] = property{name: p.Name, key: escapedName(p.Name), node: p.Schema, bit: -1}
 	}
 	return out
 }
@@ -371,7 +371,10 @@ func (n *Node) Enum() []jsonvalue.Value {
 
 // Const returns a copy of the const value and whether there is one.
 func (n *Node) Const() (jsonvalue.Value, bool) {
-	return n.cnst.v.Clone(), n.has&kwConst != 0
+	if n.has&kwConst == 0 {
+		return nil, false
+	}
+	return n.cnst.v.Clone(), true
 }
 
 // Properties returns the properties in order, and whether the properties
@@ -440,24 +443,19 @@ func finish(n *Node) *Node {
 	if n.has&kwDescription != 0 && !utf8.ValidString(n.description) {
 		bad("/description", IssueNotLossless, "description is not valid UTF-8")
 	}
-	seen := make(map[string]bool, len(n.props))
+	if len(n.props) > linearLookup {
+		n.index = make(map[string]int, len(n.props))
+	}
 	for i := range n.props {
 		p := &n.props[i]
 		p.bit = -1
 		if !utf8.ValidString(p.name) {
 			bad("/properties/"+escapePointer(p.name), IssueNotLossless, "property name is not valid UTF-8")
 		}
-		if seen[p.name] {
+		if n.declaredBefore(i) {
 			bad("/properties/"+escapePointer(p.name), IssueDuplicateProperty, "duplicate property name "+quote(p.name))
-		}
-		seen[p.name] = true
-	}
-	if len(n.props) > linearLookup {
-		n.index = make(map[string]int, len(n.props))
-		for i, p := range n.props {
-			if _, dup := n.index[string(p.key)]; !dup {
-				n.index[string(p.key)] = i
-			}
+		} else if n.index != nil {
+			n.index[p.key] = i
 		}
 	}
 	for i, name := range n.required {
@@ -490,7 +488,7 @@ func finish(n *Node) *Node {
 		if n.typ == TypeAny {
 			bad("/const", IssueNeedsType, "const requires a type")
 		}
-		checkScalar(n, "/const", "const", n.cnst, bad)
+		checkScalar(n, "/const", "const", *n.cnst, bad)
 	}
 	if n.def != nil && !lossless(n.def) {
 		bad("/default", IssueNotLossless, "default is not canonical JSON")
@@ -514,12 +512,41 @@ func finish(n *Node) *Node {
 	}
 
 	n.broken = len(n.issues) > 0
-	for _, c := range n.children() {
-		if c != nil && c.broken {
-			n.broken = true
-		}
+	for _, p := range n.props {
+		n.broken = n.broken || p.node != nil && p.node.broken
+	}
+	n.broken = n.broken || n.items != nil && n.items.broken
+	for _, b := range n.oneOf {
+		n.broken = n.broken || b != nil && b.broken
 	}
 	return n
+}
+
+// declaredBefore reports whether property i's name is also the name of an
+// earlier property; the index map, once filled, answers for large objects.
+func (n *Node) declaredBefore(i int) bool {
+	if n.index != nil {
+		_, dup := n.index[n.props[i].key]
+		return dup
+	}
+	for _, p := range n.props[:i] {
+		if p.name == n.props[i].name {
+			return true
+		}
+	}
+	return false
+}
+
+// escapedName returns name as a JSON string's contents spell it
+// canonically; names that need no escaping are returned as they are.
+func escapedName(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			key, _ := jsontext.AppendQuote(nil, name)
+			return string(key[1 : len(key)-1])
+		}
+	}
+	return name
 }
 
 func hasIssue(issues []Issue, ptr string) bool {
@@ -581,16 +608,12 @@ func (n *Node) propIndex(name string) int {
 	return -1
 }
 
-// children returns n's direct subschemas in canonical order.
-func (n *Node) children() []*Node {
-	var out []*Node
-	for _, p := range n.props {
-		out = append(out, p.node)
+// constText returns the const value's text, or nil when there is none.
+func (n *Node) constText() jsonvalue.Value {
+	if n.cnst == nil {
+		return nil
 	}
-	if n.items != nil {
-		out = append(out, n.items)
-	}
-	return append(out, n.oneOf...)
+	return n.cnst.v
 }
 
 func quote(s string) string {

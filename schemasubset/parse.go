@@ -161,7 +161,8 @@ func parseNode(v jsonvalue.Value) *Node {
 	}
 	if c := vals[iConst]; c != nil {
 		n.has |= kwConst
-		n.cnst = newScalar(c)
+		s := newScalar(c)
+		n.cnst = &s
 	}
 	if p := vals[iProperties]; p != nil {
 		n.has |= kwProperties
@@ -175,7 +176,7 @@ func parseNode(v jsonvalue.Value) *Node {
 				}
 				n.props = append(n.props, property{
 					name: jsonvalue.Unescape(key),
-					key:  key,
+					key:  string(key),
 					node: parseNode(pr.ReadValue()),
 					bit:  -1,
 				})

@@ -114,7 +114,7 @@ func (st *validator) node(n *Node, i int) int {
 			return st.failAt(RuleType, n, i)
 		}
 	}
-	if n.has&kwConst != 0 && !scalarEqual(n.cnst, k, text, num) {
+	if n.has&kwConst != 0 && !scalarEqual(*n.cnst, k, text, num) {
 		return st.failAt(RuleConst, n, i)
 	}
 	if n.has&kwEnum != 0 && !n.inEnum(k, text, num) {
@@ -340,11 +340,11 @@ func (n *Node) lookup(key []byte, hint int) int {
 		return -1
 	}
 	props := n.props
-	if hint < len(props) && string(props[hint].key) == string(key) {
+	if hint < len(props) && props[hint].key == string(key) {
 		return hint
 	}
 	for j := range props {
-		if string(props[j].key) == string(key) {
+		if props[j].key == string(key) {
 			return j
 		}
 	}

@@ -30,20 +30,61 @@ var (
 var _toolgen_ReadFile_schema = runtime.ToolSchema{
 	Name:        "read_file",
 	Description: "ReadFile returns a window of lines.",
-	Parameters: schemasubset.Object(
-		schemasubset.Prop("path", schemasubset.String().WithDescription("Path of the file.")),
-		schemasubset.Prop("offset", schemasubset.Integer().WithDescription("Offset is the first line, 1-based.")),
-		schemasubset.Prop("limit", schemasubset.Integer().WithDescription("Limit is the number of lines.")),
-	).WithRequired("path"),
+	Parameters:  schemasubset.Build(&_toolgen_ReadFile_schemaSpec),
 }
 
 // _toolgen_ReadFile_output is the schema of the read_file tool's output.
-var _toolgen_ReadFile_output = schemasubset.Object(
-	schemasubset.Prop("path", schemasubset.String().WithDescription("Path of the file.")),
-	schemasubset.Prop("lines", schemasubset.Array(schemasubset.String()).WithDescription("Lines read.")),
-	schemasubset.Prop("total_lines", schemasubset.Integer().WithDescription("TotalLines in the file.")),
-	schemasubset.Prop("truncated", schemasubset.Boolean().WithDescription("Truncated is set when the window ended before the file.")),
-).WithRequired("path", "lines", "total_lines", "truncated").Closed()
+var _toolgen_ReadFile_output = schemasubset.Build(&_toolgen_ReadFile_outputSpec)
+
+// _toolgen_ReadFile_schemaSpec and _toolgen_ReadFile_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_ReadFile_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path of the file.",
+			}},
+			{Name: "offset", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "Offset is the first line, 1-based.",
+			}},
+			{Name: "limit", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "Limit is the number of lines.",
+			}},
+		},
+		Required: []string{"path"},
+	}
+	_toolgen_ReadFile_outputSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path of the file.",
+			}},
+			{Name: "lines", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeArray,
+				Description: "Lines read.",
+				Items: &schemasubset.Spec{
+					Type: schemasubset.TypeString,
+				},
+			}},
+			{Name: "total_lines", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "TotalLines in the file.",
+			}},
+			{Name: "truncated", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeBoolean,
+				Description: "Truncated is set when the window ended before the file.",
+			}},
+		},
+		Required:   []string{"path", "lines", "total_lines", "truncated"},
+		Additional: schemasubset.AdditionalForbidden,
+	}
+)
 
 // _toolgen_ReadFile_paramsJSON and _toolgen_ReadFile_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
@@ -56,23 +97,74 @@ const (
 var _toolgen_Grep_schema = runtime.ToolSchema{
 	Name:        "grep",
 	Description: "Grep searches files.",
-	Parameters: schemasubset.Object(
-		schemasubset.Prop("pattern", schemasubset.String().WithDescription("Pattern is the regular expression.")),
-		schemasubset.Prop("path", schemasubset.String().WithDescription("Path to search.")),
-		schemasubset.Prop("glob", schemasubset.String().WithDescription("Glob filters file names.")),
-		schemasubset.Prop("case_insensitive", schemasubset.Boolean().WithDescription("CaseInsensitive matching.")),
-		schemasubset.Prop("output_mode", schemasubset.String().WithDescription("OutputMode is what to report.").WithEnum(jsonvalue.Value("\"content\""), jsonvalue.Value("\"files_with_matches\""), jsonvalue.Value("\"count\""))),
-		schemasubset.Prop("context_lines", schemasubset.Integer().WithDescription("ContextLines around each match.")),
-		schemasubset.Prop("max_results", schemasubset.Integer().WithDescription("MaxResults caps the matches.")),
-		schemasubset.Prop("multiline", schemasubset.Boolean().WithDescription("Multiline lets patterns span lines.")),
-	).WithRequired("pattern"),
+	Parameters:  schemasubset.Build(&_toolgen_Grep_schemaSpec),
 }
 
 // _toolgen_Grep_output is the schema of the grep tool's output.
-var _toolgen_Grep_output = schemasubset.Object(
-	schemasubset.Prop("count", schemasubset.Integer().WithDescription("Count of matches.")),
-	schemasubset.Prop("files", schemasubset.Array(schemasubset.String()).WithDescription("Files with matches.")),
-).WithRequired("count", "files").Closed()
+var _toolgen_Grep_output = schemasubset.Build(&_toolgen_Grep_outputSpec)
+
+// _toolgen_Grep_schemaSpec and _toolgen_Grep_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_Grep_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "pattern", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Pattern is the regular expression.",
+			}},
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path to search.",
+			}},
+			{Name: "glob", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Glob filters file names.",
+			}},
+			{Name: "case_insensitive", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeBoolean,
+				Description: "CaseInsensitive matching.",
+			}},
+			{Name: "output_mode", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "OutputMode is what to report.",
+				Enum:        []jsonvalue.Value{jsonvalue.Value("\"content\""), jsonvalue.Value("\"files_with_matches\""), jsonvalue.Value("\"count\"")},
+			}},
+			{Name: "context_lines", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "ContextLines around each match.",
+			}},
+			{Name: "max_results", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "MaxResults caps the matches.",
+			}},
+			{Name: "multiline", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeBoolean,
+				Description: "Multiline lets patterns span lines.",
+			}},
+		},
+		Required: []string{"pattern"},
+	}
+	_toolgen_Grep_outputSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "count", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "Count of matches.",
+			}},
+			{Name: "files", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeArray,
+				Description: "Files with matches.",
+				Items: &schemasubset.Spec{
+					Type: schemasubset.TypeString,
+				},
+			}},
+		},
+		Required:   []string{"count", "files"},
+		Additional: schemasubset.AdditionalForbidden,
+	}
+)
 
 // _toolgen_Grep_paramsJSON and _toolgen_Grep_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
@@ -85,21 +177,65 @@ const (
 var _toolgen_EditFile_schema = runtime.ToolSchema{
 	Name:        "edit",
 	Description: "EditFile applies exact-text edits.",
-	Parameters: schemasubset.Object(
-		schemasubset.Prop("path", schemasubset.String().WithDescription("Path of the file.")),
-		schemasubset.Prop("edits", schemasubset.Array(schemasubset.Object(
-			schemasubset.Prop("old_text", schemasubset.String().WithDescription("OldText to find.")),
-			schemasubset.Prop("new_text", schemasubset.String().WithDescription("NewText to put in its place.")),
-			schemasubset.Prop("replace_all", schemasubset.Boolean().WithDescription("ReplaceAll occurrences.")),
-		).WithRequired("old_text", "new_text").Closed()).WithDescription("Edits to apply in order.")),
-	).WithRequired("path", "edits"),
+	Parameters:  schemasubset.Build(&_toolgen_EditFile_schemaSpec),
 }
 
 // _toolgen_EditFile_output is the schema of the edit tool's output.
-var _toolgen_EditFile_output = schemasubset.Object(
-	schemasubset.Prop("path", schemasubset.String().WithDescription("Path of the file.")),
-	schemasubset.Prop("applied", schemasubset.Integer().WithDescription("Applied counts the edits applied.")),
-).WithRequired("path", "applied").Closed()
+var _toolgen_EditFile_output = schemasubset.Build(&_toolgen_EditFile_outputSpec)
+
+// _toolgen_EditFile_schemaSpec and _toolgen_EditFile_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_EditFile_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path of the file.",
+			}},
+			{Name: "edits", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeArray,
+				Description: "Edits to apply in order.",
+				Items: &schemasubset.Spec{
+					Type: schemasubset.TypeObject,
+					Properties: []schemasubset.SpecProperty{
+						{Name: "old_text", Schema: schemasubset.Spec{
+							Type:        schemasubset.TypeString,
+							Description: "OldText to find.",
+						}},
+						{Name: "new_text", Schema: schemasubset.Spec{
+							Type:        schemasubset.TypeString,
+							Description: "NewText to put in its place.",
+						}},
+						{Name: "replace_all", Schema: schemasubset.Spec{
+							Type:        schemasubset.TypeBoolean,
+							Description: "ReplaceAll occurrences.",
+						}},
+					},
+					Required:   []string{"old_text", "new_text"},
+					Additional: schemasubset.AdditionalForbidden,
+				},
+			}},
+		},
+		Required: []string{"path", "edits"},
+	}
+	_toolgen_EditFile_outputSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path of the file.",
+			}},
+			{Name: "applied", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "Applied counts the edits applied.",
+			}},
+		},
+		Required:   []string{"path", "applied"},
+		Additional: schemasubset.AdditionalForbidden,
+	}
+)
 
 // _toolgen_EditFile_paramsJSON and _toolgen_EditFile_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.

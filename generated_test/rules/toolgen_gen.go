@@ -30,17 +30,46 @@ var (
 var _toolgen_Classify_schema = runtime.ToolSchema{
 	Name:        "classify",
 	Description: "Classify reads or writes a path; reads may overlap.",
-	Parameters: schemasubset.Object(
-		schemasubset.Prop("path", schemasubset.String().WithDescription("Path to act on.")),
-		schemasubset.Prop("write", schemasubset.Boolean().WithDescription("Write makes the call exclusive.")),
-		schemasubset.Prop("level", schemasubset.Integer().WithDescription("Level is an int8, so 300 is schema-valid but does not decode.")),
-	).WithRequired("path"),
+	Parameters:  schemasubset.Build(&_toolgen_Classify_schemaSpec),
 }
 
 // _toolgen_Classify_output is the schema of the classify tool's output.
-var _toolgen_Classify_output = schemasubset.Object(
-	schemasubset.Prop("path", schemasubset.String().WithDescription("Path acted on.")),
-).WithRequired("path").Closed()
+var _toolgen_Classify_output = schemasubset.Build(&_toolgen_Classify_outputSpec)
+
+// _toolgen_Classify_schemaSpec and _toolgen_Classify_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_Classify_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path to act on.",
+			}},
+			{Name: "write", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeBoolean,
+				Description: "Write makes the call exclusive.",
+			}},
+			{Name: "level", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeInteger,
+				Description: "Level is an int8, so 300 is schema-valid but does not decode.",
+			}},
+		},
+		Required: []string{"path"},
+	}
+	_toolgen_Classify_outputSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path acted on.",
+			}},
+		},
+		Required:   []string{"path"},
+		Additional: schemasubset.AdditionalForbidden,
+	}
+)
 
 // _toolgen_Classify_paramsJSON and _toolgen_Classify_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
@@ -53,51 +82,163 @@ const (
 var _toolgen_Deep_schema = runtime.ToolSchema{
 	Name:        "deep",
 	Description: "Deep returns a twenty-level nested value.",
-	Parameters:  schemasubset.Object(),
+	Parameters:  schemasubset.Build(&_toolgen_Deep_schemaSpec),
 }
 
 // _toolgen_Deep_output is the schema of the deep tool's output.
-var _toolgen_Deep_output = schemasubset.Object(
-	schemasubset.Prop("next", schemasubset.Object(
-		schemasubset.Prop("next", schemasubset.Object(
-			schemasubset.Prop("next", schemasubset.Object(
-				schemasubset.Prop("next", schemasubset.Object(
-					schemasubset.Prop("next", schemasubset.Object(
-						schemasubset.Prop("next", schemasubset.Object(
-							schemasubset.Prop("next", schemasubset.Object(
-								schemasubset.Prop("next", schemasubset.Object(
-									schemasubset.Prop("next", schemasubset.Object(
-										schemasubset.Prop("next", schemasubset.Object(
-											schemasubset.Prop("next", schemasubset.Object(
-												schemasubset.Prop("next", schemasubset.Object(
-													schemasubset.Prop("next", schemasubset.Object(
-														schemasubset.Prop("next", schemasubset.Object(
-															schemasubset.Prop("next", schemasubset.Object(
-																schemasubset.Prop("next", schemasubset.Object(
-																	schemasubset.Prop("next", schemasubset.Object(
-																		schemasubset.Prop("next", schemasubset.Object(
-																			schemasubset.Prop("next", schemasubset.Object(
-																				schemasubset.Prop("value", schemasubset.String()),
-																			).WithRequired("value").Closed()),
-																		).WithRequired("next").Closed()),
-																	).WithRequired("next").Closed()),
-																).WithRequired("next").Closed()),
-															).WithRequired("next").Closed()),
-														).WithRequired("next").Closed()),
-													).WithRequired("next").Closed()),
-												).WithRequired("next").Closed()),
-											).WithRequired("next").Closed()),
-										).WithRequired("next").Closed()),
-									).WithRequired("next").Closed()),
-								).WithRequired("next").Closed()),
-							).WithRequired("next").Closed()),
-						).WithRequired("next").Closed()),
-					).WithRequired("next").Closed()),
-				).WithRequired("next").Closed()),
-			).WithRequired("next").Closed()),
-		).WithRequired("next").Closed()),
-	).WithRequired("next").Closed()),
-).WithRequired("next").Closed()
+var _toolgen_Deep_output = schemasubset.Build(&_toolgen_Deep_outputSpec)
+
+// _toolgen_Deep_schemaSpec and _toolgen_Deep_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_Deep_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+	}
+	_toolgen_Deep_outputSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "next", Schema: schemasubset.Spec{
+				Type: schemasubset.TypeObject,
+				Properties: []schemasubset.SpecProperty{
+					{Name: "next", Schema: schemasubset.Spec{
+						Type: schemasubset.TypeObject,
+						Properties: []schemasubset.SpecProperty{
+							{Name: "next", Schema: schemasubset.Spec{
+								Type: schemasubset.TypeObject,
+								Properties: []schemasubset.SpecProperty{
+									{Name: "next", Schema: schemasubset.Spec{
+										Type: schemasubset.TypeObject,
+										Properties: []schemasubset.SpecProperty{
+											{Name: "next", Schema: schemasubset.Spec{
+												Type: schemasubset.TypeObject,
+												Properties: []schemasubset.SpecProperty{
+													{Name: "next", Schema: schemasubset.Spec{
+														Type: schemasubset.TypeObject,
+														Properties: []schemasubset.SpecProperty{
+															{Name: "next", Schema: schemasubset.Spec{
+																Type: schemasubset.TypeObject,
+																Properties: []schemasubset.SpecProperty{
+																	{Name: "next", Schema: schemasubset.Spec{
+																		Type: schemasubset.TypeObject,
+																		Properties: []schemasubset.SpecProperty{
+																			{Name: "next", Schema: schemasubset.Spec{
+																				Type: schemasubset.TypeObject,
+																				Properties: []schemasubset.SpecProperty{
+																					{Name: "next", Schema: schemasubset.Spec{
+																						Type: schemasubset.TypeObject,
+																						Properties: []schemasubset.SpecProperty{
+																							{Name: "next", Schema: schemasubset.Spec{
+																								Type: schemasubset.TypeObject,
+																								Properties: []schemasubset.SpecProperty{
+																									{Name: "next", Schema: schemasubset.Spec{
+																										Type: schemasubset.TypeObject,
+																										Properties: []schemasubset.SpecProperty{
+																											{Name: "next", Schema: schemasubset.Spec{
+																												Type: schemasubset.TypeObject,
+																												Properties: []schemasubset.SpecProperty{
+																													{Name: "next", Schema: schemasubset.Spec{
+																														Type: schemasubset.TypeObject,
+																														Properties: []schemasubset.SpecProperty{
+																															{Name: "next", Schema: schemasubset.Spec{
+																																Type: schemasubset.TypeObject,
+																																Properties: []schemasubset.SpecProperty{
+																																	{Name: "next", Schema: schemasubset.Spec{
+																																		Type: schemasubset.TypeObject,
+																																		Properties: []schemasubset.SpecProperty{
+																																			{Name: "next", Schema: schemasubset.Spec{
+																																				Type: schemasubset.TypeObject,
+																																				Properties: []schemasubset.SpecProperty{
+																																					{Name: "next", Schema: schemasubset.Spec{
+																																						Type: schemasubset.TypeObject,
+																																						Properties: []schemasubset.SpecProperty{
+																																							{Name: "next", Schema: schemasubset.Spec{
+																																								Type: schemasubset.TypeObject,
+																																								Properties: []schemasubset.SpecProperty{
+																																									{Name: "value", Schema: schemasubset.Spec{
+																																										Type: schemasubset.TypeString,
+																																									}},
+																																								},
+																																								Required:   []string{"value"},
+																																								Additional: schemasubset.AdditionalForbidden,
+																																							}},
+																																						},
+																																						Required:   []string{"next"},
+																																						Additional: schemasubset.AdditionalForbidden,
+																																					}},
+																																				},
+																																				Required:   []string{"next"},
+																																				Additional: schemasubset.AdditionalForbidden,
+																																			}},
+																																		},
+																																		Required:   []string{"next"},
+																																		Additional: schemasubset.AdditionalForbidden,
+																																	}},
+																																},
+																																Required:   []string{"next"},
+																																Additional: schemasubset.AdditionalForbidden,
+																															}},
+																														},
+																														Required:   []string{"next"},
+																														Additional: schemasubset.AdditionalForbidden,
+																													}},
+																												},
+																												Required:   []string{"next"},
+																												Additional: schemasubset.AdditionalForbidden,
+																											}},
+																										},
+																										Required:   []string{"next"},
+																										Additional: schemasubset.AdditionalForbidden,
+																									}},
+																								},
+																								Required:   []string{"next"},
+																								Additional: schemasubset.AdditionalForbidden,
+																							}},
+																						},
+																						Required:   []string{"next"},
+																						Additional: schemasubset.AdditionalForbidden,
+																					}},
+																				},
+																				Required:   []string{"next"},
+																				Additional: schemasubset.AdditionalForbidden,
+																			}},
+																		},
+																		Required:   []string{"next"},
+																		Additional: schemasubset.AdditionalForbidden,
+																	}},
+																},
+																Required:   []string{"next"},
+																Additional: schemasubset.AdditionalForbidden,
+															}},
+														},
+														Required:   []string{"next"},
+														Additional: schemasubset.AdditionalForbidden,
+													}},
+												},
+												Required:   []string{"next"},
+												Additional: schemasubset.AdditionalForbidden,
+											}},
+										},
+										Required:   []string{"next"},
+										Additional: schemasubset.AdditionalForbidden,
+									}},
+								},
+								Required:   []string{"next"},
+								Additional: schemasubset.AdditionalForbidden,
+							}},
+						},
+						Required:   []string{"next"},
+						Additional: schemasubset.AdditionalForbidden,
+					}},
+				},
+				Required:   []string{"next"},
+				Additional: schemasubset.AdditionalForbidden,
+			}},
+		},
+		Required:   []string{"next"},
+		Additional: schemasubset.AdditionalForbidden,
+	}
+)
 
 // _toolgen_Deep_paramsJSON and _toolgen_Deep_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
@@ -110,23 +251,69 @@ const (
 var _toolgen_Lookup_schema = runtime.ToolSchema{
 	Name:        "lookup",
 	Description: "Lookup returns the path it was given.",
-	Parameters: schemasubset.Object(
-		schemasubset.Prop("path", schemasubset.String().WithDescription("Path is looked up.")),
-		schemasubset.Prop("inner", schemasubset.Object(
-			schemasubset.Prop("name", schemasubset.String().WithDescription("Name names the inner thing.")),
-		).WithDescription("Inner is a closed nested object.").WithRequired("name").Closed()),
-		schemasubset.Prop("loose", schemasubset.Object(
-			schemasubset.Prop("name", schemasubset.String()),
-		).WithDescription("Loose is an open nested object.")),
-		schemasubset.Prop("mode", schemasubset.String().WithDescription("Mode picks how.").WithEnum(jsonvalue.Value("\"a\""), jsonvalue.Value("\"b\""))),
-		schemasubset.Prop("label", schemasubset.String().WithTitle("Label").WithDescription("A label that is only shown")),
-	).WithRequired("path"),
+	Parameters:  schemasubset.Build(&_toolgen_Lookup_schemaSpec),
 }
 
 // _toolgen_Lookup_output is the schema of the lookup tool's output.
-var _toolgen_Lookup_output = schemasubset.Object(
-	schemasubset.Prop("path", schemasubset.String().WithDescription("Path is the path that was looked up.")),
-).WithRequired("path").Closed()
+var _toolgen_Lookup_output = schemasubset.Build(&_toolgen_Lookup_outputSpec)
+
+// _toolgen_Lookup_schemaSpec and _toolgen_Lookup_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_Lookup_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path is looked up.",
+			}},
+			{Name: "inner", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeObject,
+				Description: "Inner is a closed nested object.",
+				Properties: []schemasubset.SpecProperty{
+					{Name: "name", Schema: schemasubset.Spec{
+						Type:        schemasubset.TypeString,
+						Description: "Name names the inner thing.",
+					}},
+				},
+				Required:   []string{"name"},
+				Additional: schemasubset.AdditionalForbidden,
+			}},
+			{Name: "loose", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeObject,
+				Description: "Loose is an open nested object.",
+				Properties: []schemasubset.SpecProperty{
+					{Name: "name", Schema: schemasubset.Spec{
+						Type: schemasubset.TypeString,
+					}},
+				},
+			}},
+			{Name: "mode", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Mode picks how.",
+				Enum:        []jsonvalue.Value{jsonvalue.Value("\"a\""), jsonvalue.Value("\"b\"")},
+			}},
+			{Name: "label", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Title:       "Label",
+				Description: "A label that is only shown",
+			}},
+		},
+		Required: []string{"path"},
+	}
+	_toolgen_Lookup_outputSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "path", Schema: schemasubset.Spec{
+				Type:        schemasubset.TypeString,
+				Description: "Path is the path that was looked up.",
+			}},
+		},
+		Required:   []string{"path"},
+		Additional: schemasubset.AdditionalForbidden,
+	}
+)
 
 // _toolgen_Lookup_paramsJSON and _toolgen_Lookup_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
@@ -139,20 +326,47 @@ const (
 var _toolgen_Draw_schema = runtime.ToolSchema{
 	Name:        "draw",
 	Description: "Draw draws a shape and reports nothing.",
-	Parameters: schemasubset.Object(
-		schemasubset.Prop("shape", schemasubset.OneOf(
-			schemasubset.Object(
-				schemasubset.Prop("r", schemasubset.Number()),
-			).Closed(),
-			schemasubset.Object(
-				schemasubset.Prop("s", schemasubset.Number()),
-			).Closed(),
-		).WithDescription("Shape is drawn.")),
-	).WithRequired("shape"),
+	Parameters:  schemasubset.Build(&_toolgen_Draw_schemaSpec),
 }
 
 // _toolgen_Draw_output is the schema of the draw tool's output.
-var _toolgen_Draw_output = schemasubset.Any()
+var _toolgen_Draw_output = schemasubset.Build(&_toolgen_Draw_outputSpec)
+
+// _toolgen_Draw_schemaSpec and _toolgen_Draw_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_Draw_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+		Properties: []schemasubset.SpecProperty{
+			{Name: "shape", Schema: schemasubset.Spec{
+				Description: "Shape is drawn.",
+				OneOf: []schemasubset.Spec{
+					{
+						Type: schemasubset.TypeObject,
+						Properties: []schemasubset.SpecProperty{
+							{Name: "r", Schema: schemasubset.Spec{
+								Type: schemasubset.TypeNumber,
+							}},
+						},
+						Additional: schemasubset.AdditionalForbidden,
+					},
+					{
+						Type: schemasubset.TypeObject,
+						Properties: []schemasubset.SpecProperty{
+							{Name: "s", Schema: schemasubset.Spec{
+								Type: schemasubset.TypeNumber,
+							}},
+						},
+						Additional: schemasubset.AdditionalForbidden,
+					},
+				},
+			}},
+		},
+		Required: []string{"shape"},
+	}
+	_toolgen_Draw_outputSpec = schemasubset.Spec{}
+)
 
 // _toolgen_Draw_paramsJSON and _toolgen_Draw_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
@@ -165,11 +379,21 @@ const (
 var _toolgen_Anything_schema = runtime.ToolSchema{
 	Name:        "anything",
 	Description: "Anything returns any JSON value; its output schema accepts every value.",
-	Parameters:  schemasubset.Object(),
+	Parameters:  schemasubset.Build(&_toolgen_Anything_schemaSpec),
 }
 
 // _toolgen_Anything_output is the schema of the anything tool's output.
-var _toolgen_Anything_output = schemasubset.Any()
+var _toolgen_Anything_output = schemasubset.Build(&_toolgen_Anything_outputSpec)
+
+// _toolgen_Anything_schemaSpec and _toolgen_Anything_outputSpec are the two schemas as data
+// the compiler lays out statically; Build makes nodes of each with a few
+// allocations.
+var (
+	_toolgen_Anything_schemaSpec = schemasubset.Spec{
+		Type: schemasubset.TypeObject,
+	}
+	_toolgen_Anything_outputSpec = schemasubset.Spec{}
+)
 
 // _toolgen_Anything_paramsJSON and _toolgen_Anything_outputJSON are the canonical JSON of
 // the two schemas, byte for byte what their MarshalJSON returns.
