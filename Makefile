@@ -68,11 +68,8 @@ lint:
 generate:
 	$(GO) generate ./...
 
-## demo: the main job; it arrives with the generator and the example tools.
+## demo: the main job: regenerate the example tools, then run one scripted
+## model turn through the runtime and print every call (examples/demo).
 demo:
-	@echo "make demo is not built yet. When the generator and example tools land it will:"
-	@echo "  1. regenerate the example tool packages (go generate ./examples/...),"
-	@echo "  2. build a runtime.Runtime with the example tools, a timeout policy,"
-	@echo "     an approval policy and a guard,"
-	@echo "  3. run one scripted model turn through the pipeline and print each step."
-	@echo "What exists today: jsonvalue, schemasubset and the runtime (see README.md)."
+	$(GO) generate ./examples/...
+	$(GO) run ./examples/demo
