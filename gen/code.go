@@ -113,19 +113,10 @@ func (c *coder) decode(f *fn, t *Type, n *schemasubset.Node, target string) []je
 	if n == nil {
 		n = schemasubset.Any()
 	}
-	if t.Kind != KindOneOf && len(n.OneOf()) == 2 && n.OneOf()[1].Type() == schemasubset.TypeNull && n.Type() == schemasubset.TypeAny {
-		// A nullable field, oneOf [T, null]: null leaves the zero value; any
-		// other value must match T, and a failure there is the oneOf's.
-		at := f.v("at")
-		inner := c.decode(f, t, n.OneOf()[0], target)
-		inner = append(inner, jen.If(jen.Err().Op(":=").Id("r").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(
-			jen.Id("r").Dot("SetErr").Call(ss("BranchFailure").Call(jen.Err(), jen.Id(at))),
-		))
-		return []jen.Code{
-			jen.If(jen.Id(at).Op(":=").Id("r").Dot("Offset").Call(), jen.Id("r").Dot("Peek").Call().Op("==").Add(jv("KindNull"))).Block(
-				jen.Id("r").Dot("ReadNull").Call(),
-			).Else().Block(inner...),
-		}
+	if t.Kind != KindOneOf && isNullable(n) {
+		// A sealed interface's own oneOf can look like this too, so a
+		// nullable one is recognized by its field (structDecoder).
+		return c.decodeNullable(f, t, n, target)
 	}
 	switch t.Kind {
 	case KindPointer:
@@ -469,6 +460,28 @@ func (c *coder) decodeSlice(f *fn, t *Type, n *schemasubset.Node, target string)
 	}
 }
 
+// isNullable reports whether n is the schema of a nullable field,
+// oneOf [T, null].
+func isNullable(n *schemasubset.Node) bool {
+	return len(n.OneOf()) == 2 && n.OneOf()[1].Type() == schemasubset.TypeNull && n.Type() == schemasubset.TypeAny
+}
+
+// decodeNullable returns statements that decode the value of a nullable
+// field, schema n = oneOf [T, null]: null leaves the zero value; any other
+// value must match T, and a failure there is the oneOf's.
+func (c *coder) decodeNullable(f *fn, t *Type, n *schemasubset.Node, target string) []jen.Code {
+	at := f.v("at")
+	inner := c.decode(f, t, n.OneOf()[0], target)
+	inner = append(inner, jen.If(jen.Err().Op(":=").Id("r").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(
+		jen.Id("r").Dot("SetErr").Call(ss("BranchFailure").Call(jen.Err(), jen.Id(at))),
+	))
+	return []jen.Code{
+		jen.If(jen.Id(at).Op(":=").Id("r").Dot("Offset").Call(), jen.Id("r").Dot("Peek").Call().Op("==").Add(jv("KindNull"))).Block(
+			jen.Id("r").Dot("ReadNull").Call(),
+		).Else().Block(inner...),
+	}
+}
+
 // decodeOneOf counts the branches a sealed interface's value matches with
 // the schema-only checkers (exactly one must), then decodes that variant.
 func (c *coder) decodeOneOf(f *fn, t *Type, n *schemasubset.Node, target string) []jen.Code {
@@ -547,7 +560,11 @@ func (c *coder) structDecoder(t *Type, closed bool) string {
 					stmts = append(stmts, jen.If(jen.Id(target).Op("==").Nil()).Block(jen.Id(target).Op("=").New(jen.Qual(e.Type.ImportPath, e.Type.Name))))
 				}
 			}
-			members[i] = member{name: fd.Name, read: append(stmts, c.decode(f, fd.Type, fd.Schema, target+"."+fd.GoName)...)}
+			decode := c.decode
+			if fd.Nullable && fd.Type.Kind == KindOneOf {
+				decode = c.decodeNullable
+			}
+			members[i] = member{name: fd.Name, read: append(stmts, decode(f, fd.Type, fd.Schema, target+"."+fd.GoName)...)}
 		}
 		body := objectBody(members, required, closed)
 		return jen.Commentf("%s decodes a %s, checking it against its schema as it goes.", name, t.GoString).Line().

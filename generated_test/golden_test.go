@@ -138,7 +138,9 @@ func loadCases(t *testing.T, module string) []*goldenCase {
 // catalog, or the diagnostics, with the case's want/ files. Cases named
 // loader_* expect loader errors, which stop a whole load, so each of them
 // loads alone; the others load together. The generated files of the
-// successful cases must then build and pass go vet.
+// successful cases must then build and pass go vet, reflect to the same
+// schemas (checkReflectOracle), and decode as schemasubset.Validate
+// validates (checkDifferential).
 func TestGolden(t *testing.T) {
 	module := newModule(t)
 	cases := loadCases(t, module)
@@ -210,6 +212,7 @@ func TestGolden(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "generated code must build and pass go vet:\n%s", out)
 		t.Run("reflect_oracle", func(t *testing.T) { checkReflectOracle(t, module, packages) })
+		t.Run("differential", func(t *testing.T) { checkDifferential(t, module, packages) })
 	}
 }
 
