@@ -21,6 +21,7 @@ FUZZ_TARGETS = \
 	./annotations:FuzzParseDirective \
 	./annotations:FuzzParseSchema \
 	./internal/argsgen:FuzzValid \
+	./runtime/providers:FuzzRestoreOptional \
 	./gen:FuzzUnifiedDiff \
 	./generated_test/rules:FuzzDecodeArgs
 
