@@ -95,7 +95,7 @@ func (b *builder) build() *Package {
 	for _, f := range b.pkg.Syntax {
 		b.strayDirectives(f)
 	}
-	m := &Package{Name: b.pkg.Name, Path: b.pkg.PkgPath, Dir: packageDir(b.pkg)}
+	m := &Package{Name: b.pkg.Name, Path: b.pkg.PkgPath, Dir: packageDir(b.pkg), Scope: b.pkg.Types.Scope().Names()}
 	names := make(map[string]token.Pos)
 	for _, d := range decls {
 		t := b.tool(d)

@@ -3,6 +3,11 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
@@ -33,13 +38,162 @@ const prefix = "_toolgen_"
 // canonical JSON, the runtime version handshake and a compile-time check of
 // each tool function's signature. The bytes are gofmt-clean and the same on
 // every run.
+//
+// Imports keep their package names unless a name is taken: declared at
+// package level by the package's own files (p.Scope), or declared anywhere
+// in the generated file itself (a parameter or local variable, which would
+// shadow it). A package whose name is taken is imported as "toolgen" and
+// its name (toolgenruntime, toolgenmath), with a number appended while
+// that is taken too.
 func GoFile(p *Package) ([]byte, error) {
+	aliases := make(map[string]string)
+	for range 8 {
+		src, err := goFile(p, aliases)
+		if err != nil {
+			return nil, err
+		}
+		more, err := importClashes(src, p.Scope, aliases)
+		if err != nil {
+			return nil, fmt.Errorf("toolgen: reading back the generated file of %s: %w", p.Path, err)
+		}
+		if len(more) == 0 {
+			return src, nil
+		}
+		for path, alias := range more {
+			aliases[path] = alias
+		}
+	}
+	return nil, fmt.Errorf("toolgen: %s: found no import names that the package's own names leave free", p.Path)
+}
+
+// importClashes parses a generated file and returns, by import path, an
+// alias for each import not yet in aliases whose name, or conventional
+// name (a later render could give it that), is taken: one of the
+// package-level names scope, or a name the file declares. The imports the
+// generator names itself pick their aliases before the ones jennifer
+// named.
+func importClashes(src []byte, scope []string, aliases map[string]string) (map[string]string, error) {
+	file, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	taken := declaredNames(file)
+	for _, name := range scope {
+		taken[name] = true
+	}
+	type imp struct{ path, name string }
+	var own, named []imp
+	used := make(map[string]bool)
+	for _, spec := range file.Imports {
+		path, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Name == nil {
+			own = append(own, imp{path, importName(path)})
+			used[importName(path)] = true
+		} else {
+			named = append(named, imp{path, spec.Name.Name})
+			used[spec.Name.Name] = true
+		}
+	}
+	more := make(map[string]string)
+	for _, im := range append(own, named...) {
+		if _, ok := aliases[im.path]; ok || !taken[im.name] && !taken[importName(im.path)] {
+			continue
+		}
+		base := "toolgen" + strings.Map(func(r rune) rune {
+			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+				return r
+			}
+			return -1
+		}, strings.ToLower(importName(im.path)))
+		alias := base
+		for n := 2; taken[alias] || used[alias]; n++ {
+			alias = base + strconv.Itoa(n)
+		}
+		used[alias] = true
+		more[im.path] = alias
+	}
+	return more, nil
+}
+
+// declaredNames returns every name a file declares, at package level or
+// in a function: functions, types, variables, constants, parameters and
+// results, := and range variables. Import names are not among them.
+func declaredNames(file *ast.File) map[string]bool {
+	names := make(map[string]bool)
+	idents := func(list ...ast.Expr) {
+		for _, e := range list {
+			if id, ok := e.(*ast.Ident); ok {
+				names[id.Name] = true
+			}
+		}
+	}
+	fieldNames := func(fl *ast.FieldList) {
+		if fl == nil {
+			return
+		}
+		for _, f := range fl.List {
+			for _, id := range f.Names {
+				names[id.Name] = true
+			}
+		}
+	}
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			names[n.Name.Name] = true
+			fieldNames(n.Recv)
+		case *ast.FuncType:
+			fieldNames(n.TypeParams)
+			fieldNames(n.Params)
+			fieldNames(n.Results)
+		case *ast.TypeSpec:
+			names[n.Name.Name] = true
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				names[id.Name] = true
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				idents(n.Lhs...)
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				idents(n.Key, n.Value)
+			}
+		}
+		return true
+	})
+	return names
+}
+
+// importName is the package name an import path has by convention: its
+// last element, or the one before a major-version suffix (math/rand/v2).
+// Only paths whose packages follow the convention are imported without an
+// explicit name: the generator's own and the standard library's.
+func importName(path string) string {
+	elems := strings.Split(path, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = elems[len(elems)-2]
+	}
+	return name
+}
+
+// goFile renders the generated file of p, importing the paths in aliases
+// under their aliases.
+func goFile(p *Package, aliases map[string]string) ([]byte, error) {
 	f := jen.NewFilePathName(p.Path, p.Name)
 	f.HeaderComment(generatedHeader[3:])
 	f.ImportName(runtimePath, "runtime")
 	f.ImportName(schemaPath, "schemasubset")
 	f.ImportName(jsonvaluePath, "jsonvalue")
 	f.ImportName(contextPath, "context")
+	for path, alias := range aliases {
+		f.ImportAlias(path, alias)
+	}
 
 	f.Comment("The generated-code version of this file: compiling it against a runtime")
 	f.Comment("that does not support the version fails here.")

@@ -20,6 +20,10 @@ type Package struct {
 	Dir string
 	// Tools lists the package's tools in source order.
 	Tools []*Tool
+	// Scope lists, sorted, the package-level names the package's own files
+	// declare (the generated file's excepted); the generated file imports
+	// a package whose name is one of them under an alias.
+	Scope []string
 }
 
 // Tool is one //toolgen:tool function.

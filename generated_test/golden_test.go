@@ -10,7 +10,9 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -139,8 +141,8 @@ func loadCases(t *testing.T, module string) []*goldenCase {
 // loader_* expect loader errors, which stop a whole load, so each of them
 // loads alone; the others load together. The generated files of the
 // successful cases must then build and pass go vet, reflect to the same
-// schemas (checkReflectOracle), and decode as schemasubset.Validate
-// validates (checkDifferential).
+// schemas (checkReflectOracle), decode as schemasubset.Validate validates
+// (checkDifferential), and pass the tests the cases hold.
 func TestGolden(t *testing.T) {
 	module := newModule(t)
 	cases := loadCases(t, module)
@@ -211,8 +213,19 @@ func TestGolden(t *testing.T) {
 		cmd.Dir = module
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "generated code must build and pass go vet:\n%s", out)
-		t.Run("reflect_oracle", func(t *testing.T) { checkReflectOracle(t, module, packages) })
-		t.Run("differential", func(t *testing.T) { checkDifferential(t, module, packages) })
+		// Cases may hold tests of their own, which run with the harness.
+		var tests []string
+		for _, p := range packages {
+			for _, f := range byPath[p.Path].archive.Files {
+				if !strings.HasPrefix(f.Name, "want/") && strings.HasSuffix(f.Name, "_test.go") {
+					tests = append(tests, "./"+path.Join(caseName(p), path.Dir(f.Name)))
+				}
+			}
+		}
+		slices.Sort(tests)
+		reports := runHarness(t, module, packages, slices.Compact(tests))
+		t.Run("reflect_oracle", func(t *testing.T) { checkReflectOracle(t, reports["TestOracle"]) })
+		t.Run("differential", func(t *testing.T) { checkDifferential(t, reports["TestDifferential"], packages) })
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -80,38 +79,30 @@ type oracleResult struct {
 // key names the result in reflectExceptions.
 func (r oracleResult) key() string { return r.Case + "/" + r.Tool + "/" + r.Part }
 
-// checkReflectOracle derives every generated tool's schemas with
-// runtime/reflecttool and compares them with the generated ones. It adds to
-// each generated case package a file that reflects its tools' types, and a
-// program that runs them all, since reflection needs the compiled types.
-func checkReflectOracle(t *testing.T, module string, generated []*gen.Package) {
+// oracleTest returns the source of the harness test (see runHarness) that
+// derives every generated tool's schemas with runtime/reflecttool, and
+// adds to each generated case package the file it calls, since reflection
+// needs the compiled types. checkReflectOracle compares what it reports.
+func oracleTest(t *testing.T, generated []*gen.Package) string {
 	t.Helper()
-	var mainSrc strings.Builder
-	mainSrc.WriteString("package main\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\n\t\"github.com/toolgen-go/toolgen/runtime/reflecttool\"\n")
+	var src strings.Builder
+	src.WriteString("// TestOracle reports each tool's generated and reflected schemas.\nfunc TestOracle(t *testing.T) {\n\tenc := report(t)\n")
 	for i, p := range generated {
-		fmt.Fprintf(&mainSrc, "\tc%d %q\n", i, p.Path)
 		writeOracleFile(t, p)
+		fmt.Fprintf(&src, "\t{\n\t\tvar comments reflecttool.Comments\n\t\tif err := comments.AddDir(%q, %q); err != nil {\n\t\t\tt.Fatal(err)\n\t\t}\n", p.Path, p.Dir)
+		fmt.Fprintf(&src, "\t\tc%d.ToolgenOracle(&comments, func(tool, part, generated, reflected string, err error) {\n", i)
+		fmt.Fprintf(&src, "\t\t\tr := map[string]string{\"case\": %q, \"tool\": tool, \"part\": part, \"generated\": generated, \"reflected\": reflected}\n", caseName(p))
+		src.WriteString("\t\t\tif err != nil {\n\t\t\t\tr[\"error\"] = err.Error()\n\t\t\t}\n\t\t\tif err := enc.Encode(r); err != nil {\n\t\t\t\tt.Fatal(err)\n\t\t\t}\n\t\t})\n\t}\n")
 	}
-	mainSrc.WriteString(")\n\nfunc main() {\n\tenc := json.NewEncoder(os.Stdout)\n")
-	for i, p := range generated {
-		name := strings.TrimPrefix(p.Path, "example.com/cases/")
-		fmt.Fprintf(&mainSrc, "\t{\n\t\tvar comments reflecttool.Comments\n\t\tif err := comments.AddDir(%q, %q); err != nil {\n\t\t\tpanic(err)\n\t\t}\n", p.Path, p.Dir)
-		fmt.Fprintf(&mainSrc, "\t\tc%d.ToolgenOracle(&comments, func(tool, part, generated, reflected string, err error) {\n", i)
-		fmt.Fprintf(&mainSrc, "\t\t\tr := map[string]string{\"case\": %q, \"tool\": tool, \"part\": part, \"generated\": generated, \"reflected\": reflected}\n", name)
-		mainSrc.WriteString("\t\t\tif err != nil {\n\t\t\t\tr[\"error\"] = err.Error()\n\t\t\t}\n\t\t\tif err := enc.Encode(r); err != nil {\n\t\t\t\tpanic(err)\n\t\t\t}\n\t\t})\n\t}\n")
-	}
-	mainSrc.WriteString("}\n")
-	dir := filepath.Join(module, "oracle")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(mainSrc.String()), 0o644))
+	src.WriteString("}\n")
+	return src.String()
+}
 
-	cmd := exec.Command("go", "run", "./oracle")
-	cmd.Dir = module
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "the reflection oracle program failed:\n%s", stderr.String())
-
+// checkReflectOracle compares every generated tool's schemas with the
+// ones runtime/reflecttool derives, as the harness's TestOracle reported
+// them (out).
+func checkReflectOracle(t *testing.T, out []byte) {
+	t.Helper()
 	seen := make(map[string]bool)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<24)
@@ -148,14 +139,15 @@ func checkReflectOracle(t *testing.T, module string, generated []*gen.Package) {
 func writeOracleFile(t *testing.T, p *gen.Package) {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "package %s\n\nimport (\n\t\"reflect\"\n\n\t\"github.com/toolgen-go/toolgen/runtime/reflecttool\"\n\t\"github.com/toolgen-go/toolgen/schemasubset\"\n)\n\n", p.Name)
-	b.WriteString("func ToolgenOracle(comments *reflecttool.Comments, report func(tool, part, generated, reflected string, err error)) {\n")
-	b.WriteString("\tstr := func(n *schemasubset.Node) string {\n\t\tif n == nil {\n\t\t\treturn \"\"\n\t\t}\n\t\treturn n.String()\n\t}\n")
-	b.WriteString("\topts := reflecttool.Options{Comments: comments}\n")
+	// The imports are aliased: a case may declare their names (emit_aliases).
+	fmt.Fprintf(&b, "package %s\n\nimport (\n\toraclereflect \"reflect\"\n\n\toraclereflecttool \"github.com/toolgen-go/toolgen/runtime/reflecttool\"\n\toracleschemasubset \"github.com/toolgen-go/toolgen/schemasubset\"\n)\n\n", p.Name)
+	b.WriteString("func ToolgenOracle(comments *oraclereflecttool.Comments, report func(tool, part, generated, reflected string, err error)) {\n")
+	b.WriteString("\tstr := func(n *oracleschemasubset.Node) string {\n\t\tif n == nil {\n\t\t\treturn \"\"\n\t\t}\n\t\treturn n.String()\n\t}\n")
+	b.WriteString("\topts := oraclereflecttool.Options{Comments: comments}\n")
 	for _, tool := range p.Tools {
-		fmt.Fprintf(&b, "\t{\n\t\tfn := reflect.TypeOf(%s)\n", tool.Func)
-		fmt.Fprintf(&b, "\t\tparams, err := reflecttool.ParamsSchema(fn.In(1), opts)\n\t\treport(%q, \"params\", _toolgen_%s_paramsJSON, str(params), err)\n", tool.Name, tool.Func)
-		fmt.Fprintf(&b, "\t\toutput, err := reflecttool.OutputSchema(fn.Out(0), opts)\n\t\treport(%q, \"output\", _toolgen_%s_outputJSON, str(output), err)\n\t}\n", tool.Name, tool.Func)
+		fmt.Fprintf(&b, "\t{\n\t\tfn := oraclereflect.TypeOf(%s)\n", tool.Func)
+		fmt.Fprintf(&b, "\t\tparams, err := oraclereflecttool.ParamsSchema(fn.In(1), opts)\n\t\treport(%q, \"params\", _toolgen_%s_paramsJSON, str(params), err)\n", tool.Name, tool.Func)
+		fmt.Fprintf(&b, "\t\toutput, err := oraclereflecttool.OutputSchema(fn.Out(0), opts)\n\t\treport(%q, \"output\", _toolgen_%s_outputJSON, str(output), err)\n\t}\n", tool.Name, tool.Func)
 	}
 	b.WriteString("}\n")
 	require.NoError(t, os.WriteFile(filepath.Join(p.Dir, "zz_oracle.go"), []byte(b.String()), 0o644))
