@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -285,4 +287,18 @@ func TestImportSchema(t *testing.T) {
 	_, _, err := mcpclient.ImportSchema(m)
 	require.NoError(t, err)
 	assert.Contains(t, m, "format", "the caller's map is not changed")
+}
+
+// TestStreamableHTTP imports the same server's tools over streamable HTTP.
+func TestStreamableHTTP(t *testing.T) {
+	srv := server(make(chan struct{}, 1))
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer hs.Close()
+	rt := runtime.New()
+	im, err := mcpclient.Connect(context.Background(), rt, mcpclient.HTTP(hs.URL, hs.Client()), mcpclient.Options{})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, im.Close()) }()
+	res := call(rt, context.Background(), "add", `{"a":40,"b":2}`, nil)
+	require.False(t, res.IsError(), "%+v", res.Failure)
+	assert.JSONEq(t, `{"sum":42}`, string(res.Value))
 }
