@@ -180,7 +180,11 @@ var readOnly = []string{"cat", "ls", "wc", "head", "go version"}
 // build returns a Runtime with the example tools and the demo's policies,
 // and the recorder its wrapper, approver and guard report to.
 func build(root string) (*runtime.Runtime, *recorder, error) {
-	rec := &recorder{answers: []runtime.Approval{runtime.AllowedOnce, runtime.Denied}}
+	rec := &recorder{
+		answers:    []runtime.Approval{runtime.AllowedOnce, runtime.Denied},
+		rendezvous: map[string]bool{"call_1": true, "call_2": true, "call_3": true, "call_4": true},
+		sibling:    make(chan struct{}),
+	}
 	rt := runtime.New(runtime.WithApprover(rec.approve))
 
 	fsTools, err := fs.New(root)
@@ -247,6 +251,14 @@ type recorder struct {
 	// ran, itself included.
 	overlap map[string]int
 	running map[string]bool
+	// The calls in rendezvous each wait, for up to a second, until two of
+	// them run at once, which closes sibling: a scheduler that ran them
+	// one by one would leave every wait to time out and their overlap at
+	// one, however fast the machine.
+	rendezvous map[string]bool
+	sibling    chan struct{}
+	met        int
+	overlapped bool
 }
 
 // approve answers asks in script order; any ask beyond the script is
@@ -283,13 +295,30 @@ func (r *recorder) wrap(ctx context.Context, exec runtime.Execution, next func(c
 	for id := range r.running {
 		r.overlap[id] = max(r.overlap[id], r.inFlight)
 	}
+	wait := r.rendezvous[exec.CallID()]
+	if wait {
+		if r.met++; r.met == 2 && !r.overlapped {
+			r.overlapped = true
+			close(r.sibling)
+		}
+	}
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
 		r.inFlight--
 		delete(r.running, exec.CallID())
+		if wait {
+			r.met--
+		}
 		r.mu.Unlock()
 	}()
+	if wait {
+		select {
+		case <-r.sibling:
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
 	return next(ctx)
 }
 
