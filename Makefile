@@ -22,6 +22,7 @@ FUZZ_TARGETS = \
 	./annotations:FuzzParseSchema \
 	./internal/argsgen:FuzzValid \
 	./runtime/providers:FuzzRestoreOptional \
+	./runtime/mcpclient:FuzzImportSchema \
 	./gen:FuzzUnifiedDiff \
 	./generated_test/rules:FuzzDecodeArgs
 
